@@ -1,0 +1,363 @@
+//! Identity and access: accounts, memberships with roles, bearer tokens, the
+//! [`Actor`] every operation takes, and the one access check.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use sqlx::any::AnyRow;
+use sqlx::{Any, Executor, Row};
+
+use crate::db::{self, now, now_plus};
+use crate::error::{is_unique_violation, Error, Result};
+use crate::ids::{is_cuid, AccountId, WorkspaceId};
+use crate::validate::check_name;
+use crate::Board;
+
+/// A role in one workspace. Ordered: `Viewer < Member < Admin`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Role {
+    /// Reads.
+    Viewer,
+    /// Reads and writes.
+    Member,
+    /// Writes and changes the workspace's settings.
+    Admin,
+}
+
+impl Role {
+    /// The stored and wire form (`VIEWER`, `MEMBER`, `ADMIN`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Viewer => "VIEWER",
+            Role::Member => "MEMBER",
+            Role::Admin => "ADMIN",
+        }
+    }
+
+    /// Parses a role, in any letter case.
+    pub fn parse(s: &str) -> Option<Role> {
+        match s.to_ascii_uppercase().as_str() {
+            "VIEWER" => Some(Role::Viewer),
+            "MEMBER" => Some(Role::Member),
+            "ADMIN" => Some(Role::Admin),
+            _ => None,
+        }
+    }
+}
+
+/// Who performs an operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Actor {
+    /// The installation's operator (the CLI): bypasses roles, obeys every rule.
+    Operator,
+    /// An authenticated account: reaches the workspaces it is a member of.
+    Account(AccountId),
+}
+
+/// An account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Account {
+    /// Its id.
+    pub id: AccountId,
+    /// Its unique name.
+    pub name: String,
+}
+
+/// A membership of an account in a workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Membership {
+    /// The workspace (`tenantId` on the wire).
+    #[serde(rename = "tenantId")]
+    pub workspace_id: WorkspaceId,
+    /// The account.
+    pub account_id: AccountId,
+    /// The role in that workspace.
+    pub role: Role,
+}
+
+/// A token as issued: the secret is shown here once and never stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IssuedToken {
+    /// The bearer token to hand to the client.
+    pub token: String,
+    /// The token's id (part of the token; enough to revoke it).
+    pub id: String,
+    /// The account it authenticates.
+    pub account_id: AccountId,
+    /// When it stops being accepted, if ever.
+    pub expires_at: Option<String>,
+}
+
+const TOKEN_PREFIX: &str = "brd";
+
+/// Splits `brd_<id>_<secret>`.
+fn split_token(token: &str) -> Option<(&str, &str)> {
+    let rest = token.strip_prefix(TOKEN_PREFIX)?.strip_prefix('_')?;
+    let (id, secret) = rest.split_once('_')?;
+    (is_cuid(id) && secret.len() == 64 && secret.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some((id, secret))
+}
+
+fn hash_secret(secret: &str) -> String {
+    to_hex(&Sha256::digest(secret.as_bytes()))
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Compares two byte strings in time that depends only on their length.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+impl Board {
+    /// Turns a bearer token into an [`Actor`]. Malformed, unknown, revoked and
+    /// expired tokens are all [`Error::Unauthenticated`].
+    pub async fn authenticate(&self, token: &str) -> Result<Actor> {
+        let (id, secret) = split_token(token).ok_or(Error::Unauthenticated)?;
+        let row: Option<AnyRow> = sqlx::query(
+            "SELECT account_id, secret_hash, expires_at, revoked_at FROM tokens WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let row = row.ok_or(Error::Unauthenticated)?;
+        let stored: String = row.try_get("secret_hash")?;
+        let expires: Option<String> = row.try_get("expires_at")?;
+        let revoked: Option<String> = row.try_get("revoked_at")?;
+        let valid = constant_time_eq(stored.as_bytes(), hash_secret(secret).as_bytes())
+            && revoked.is_none()
+            && expires.is_none_or(|at| at > now());
+        if !valid {
+            return Err(Error::Unauthenticated);
+        }
+        Ok(Actor::Account(AccountId::from_db(
+            row.try_get("account_id")?,
+        )))
+    }
+
+    /// Checks that `actor` reaches `workspace` with at least `min`.
+    ///
+    /// An account that is not a member, or a workspace that does not exist, is
+    /// 403 (never 404, so the answer reveals no workspace); a role too low is 403.
+    pub(crate) async fn require<'e, E>(
+        &self,
+        exec: E,
+        actor: &Actor,
+        workspace: &str,
+        min: Role,
+    ) -> Result<()>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let Actor::Account(account) = actor else {
+            return Ok(());
+        };
+        let role: Option<String> = sqlx::query_scalar(
+            "SELECT role FROM memberships WHERE workspace_id = $1 AND account_id = $2",
+        )
+        .bind(workspace)
+        .bind(account.as_str())
+        .fetch_optional(exec)
+        .await?;
+        match role.as_deref().and_then(Role::parse) {
+            None => Err(Error::not_reached()),
+            Some(r) if r < min => Err(Error::Forbidden(format!(
+                "this needs the {} role in the workspace",
+                min.as_str()
+            ))),
+            Some(_) => Ok(()),
+        }
+    }
+
+    /// The workspaces `actor` reaches, in creation order.
+    pub(crate) async fn reached_workspaces(&self, actor: &Actor) -> Result<Vec<String>> {
+        let q = match actor {
+            Actor::Operator => {
+                sqlx::query_scalar("SELECT id FROM workspaces ORDER BY created_at, id")
+            }
+            Actor::Account(a) => sqlx::query_scalar(
+                "SELECT w.id FROM workspaces w JOIN memberships m ON m.workspace_id = w.id \
+                 WHERE m.account_id = $1 ORDER BY w.created_at, w.id",
+            )
+            .bind(a.as_str()),
+        };
+        Ok(q.fetch_all(&self.pool).await?)
+    }
+
+    /// Creates an account with a unique name (1..=100 characters, trimmed).
+    pub async fn create_account(&self, name: &str) -> Result<Account> {
+        let name = check_name(name).map_err(|m| crate::ValidationErrors::one("name", m))?;
+        let account = Account {
+            id: AccountId::from_db(db::new_id()),
+            name,
+        };
+        let mut tx = self.begin_write().await?;
+        insert_account(&mut tx, &account).await.map_err(|e| {
+            if is_unique_violation(&e) {
+                Error::Conflict(format!(
+                    "an account named {:?} already exists",
+                    account.name
+                ))
+            } else {
+                e
+            }
+        })?;
+        tx.commit().await?;
+        Ok(account)
+    }
+
+    /// Finds an account by id or by name.
+    pub async fn find_account(&self, id_or_name: &str) -> Result<Account> {
+        let row: Option<AnyRow> =
+            sqlx::query("SELECT id, name FROM accounts WHERE id = $1 OR name = $1 ORDER BY id")
+                .bind(id_or_name)
+                .fetch_optional(&self.pool)
+                .await?;
+        let row = row.ok_or(Error::NotFound("account"))?;
+        Ok(Account {
+            id: AccountId::from_db(row.try_get("id")?),
+            name: row.try_get("name")?,
+        })
+    }
+
+    /// Gives `account` the `role` in `workspace` (replacing an earlier role).
+    pub async fn add_member(
+        &self,
+        workspace: &WorkspaceId,
+        account: &AccountId,
+        role: Role,
+    ) -> Result<Membership> {
+        let mut tx = self.begin_write().await?;
+        self.workspace_exists(&mut *tx, workspace.as_str()).await?;
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1")
+            .bind(account.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+        exists.ok_or(Error::NotFound("account"))?;
+        sqlx::query(
+            "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
+             VALUES ($1, $2, $3, $4) \
+             ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
+        )
+        .bind(workspace.as_str())
+        .bind(account.as_str())
+        .bind(role.as_str())
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(Membership {
+            workspace_id: workspace.clone(),
+            account_id: account.clone(),
+            role,
+        })
+    }
+
+    /// Issues a token for `account`, valid for `expires_in_secs` when given.
+    /// Only the SHA-256 of its secret is stored.
+    pub async fn create_token(
+        &self,
+        account: &AccountId,
+        expires_in_secs: Option<i64>,
+    ) -> Result<IssuedToken> {
+        let mut tx = self.begin_write().await?;
+        let issued = issue_token(&mut tx, account, expires_in_secs).await?;
+        tx.commit().await?;
+        Ok(issued)
+    }
+
+    /// Revokes a token, given whole or by its id. Revoking twice is harmless.
+    pub async fn revoke_token(&self, token_or_id: &str) -> Result<()> {
+        let id = match split_token(token_or_id) {
+            Some((id, _)) => id,
+            None if is_cuid(token_or_id) => token_or_id,
+            None => return Err(Error::NotFound("token")),
+        };
+        let mut tx = self.begin_write().await?;
+        let done =
+            sqlx::query("UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
+                .bind(id)
+                .bind(now())
+                .execute(&mut *tx)
+                .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound("token"));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+pub(crate) async fn insert_account(tx: &mut db::Tx, account: &Account) -> Result<()> {
+    sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+        .bind(account.id.as_str())
+        .bind(account.name.as_str())
+        .bind(now())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+pub(crate) async fn issue_token(
+    tx: &mut db::Tx,
+    account: &AccountId,
+    expires_in_secs: Option<i64>,
+) -> Result<IssuedToken> {
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
+    let secret = to_hex(&raw);
+    let id = db::new_id();
+    let expires_at = expires_in_secs.map(now_plus);
+    let inserted = sqlx::query(
+        "INSERT INTO tokens (id, account_id, secret_hash, created_at, expires_at) \
+         SELECT $1, id, $3, $4, $5 FROM accounts WHERE id = $2",
+    )
+    .bind(id.as_str())
+    .bind(account.as_str())
+    .bind(hash_secret(&secret))
+    .bind(now())
+    .bind(expires_at.clone())
+    .execute(&mut **tx)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(Error::NotFound("account"));
+    }
+    Ok(IssuedToken {
+        token: format!("{TOKEN_PREFIX}_{id}_{secret}"),
+        id,
+        account_id: account.clone(),
+        expires_at,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_shape() {
+        let id = cuid2::create_id();
+        let secret = "ab".repeat(32);
+        let token = format!("brd_{id}_{secret}");
+        assert_eq!(split_token(&token), Some((id.as_str(), secret.as_str())));
+        assert_eq!(split_token("brd_x_y"), None);
+        assert_eq!(split_token(&format!("xyz_{id}_{secret}")), None);
+    }
+
+    #[test]
+    fn roles_are_ordered() {
+        assert!(Role::Viewer < Role::Member && Role::Member < Role::Admin);
+        assert_eq!(Role::parse("member"), Some(Role::Member));
+    }
+
+    #[test]
+    fn constant_time_compare() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+    }
+}

@@ -1,0 +1,335 @@
+//! Cards: create, read, rename, move, delete, and the board payload.
+//!
+//! Every write locks the column set(s) it touches, so a card never lands in a
+//! column that a concurrent transaction is deleting, and a move and its history
+//! entry commit together.
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::{Any, Executor};
+
+use crate::access::{Actor, Role};
+use crate::columns::Column;
+use crate::db::{lock_row, new_id, now, Lock, Tx};
+use crate::error::{Error, Result, Rule};
+use crate::history;
+use crate::ids::{CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::Board;
+
+/// A card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct Card {
+    /// Its id.
+    pub id: String,
+    /// Its workspace.
+    pub tenant_id: String,
+    /// Its project, if any.
+    pub project_id: Option<String>,
+    /// The column it sits in.
+    pub column_id: String,
+    /// Its title.
+    pub title: String,
+    /// Its place in the column.
+    pub position: i64,
+    /// When it was created.
+    pub created_at: String,
+    /// When it last changed.
+    pub updated_at: String,
+}
+
+/// The body of `POST /api/cards`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCard {
+    /// The workspace (`tenantId`).
+    pub tenant_id: WorkspaceId,
+    /// The project, if any.
+    pub project_id: Option<ProjectId>,
+    /// The column; default: the first column of the set in effect.
+    pub column_id: Option<ColumnId>,
+    /// The title (trimmed, 1..=100 characters).
+    pub title: String,
+}
+
+impl FromJson for NewCard {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let tenant = f.required("tenantId", validate::cuid);
+        let project = f.nullable("projectId", validate::cuid);
+        let column = f.nullable("columnId", validate::cuid);
+        let title = f.required("title", validate::name);
+        f.finish()?;
+        Ok(NewCard {
+            tenant_id: WorkspaceId::from_db(tenant.expect("checked")),
+            project_id: project.map(ProjectId::from_db),
+            column_id: column.map(ColumnId::from_db),
+            title: title.expect("checked"),
+        })
+    }
+}
+
+/// The body of `PATCH /api/cards/[id]`: a new title, a new column, or both.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CardPatch {
+    /// New title.
+    pub title: Option<String>,
+    /// Column to move to (another column of the set in effect).
+    pub column_id: Option<ColumnId>,
+}
+
+impl FromJson for CardPatch {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let title = f.optional("title", validate::name);
+        let column = f.optional("columnId", validate::cuid);
+        f.finish()?;
+        Ok(CardPatch {
+            title,
+            column_id: column.map(ColumnId::from_db),
+        })
+    }
+}
+
+/// A column of the board payload, with its cards in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoardColumn {
+    /// The column.
+    #[serde(flatten)]
+    pub column: Column,
+    /// Its cards, by position.
+    pub cards: Vec<Card>,
+}
+
+/// The board payload: the set in effect with its cards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BoardView {
+    /// The columns of the set, by position.
+    pub columns: Vec<BoardColumn>,
+}
+
+const CARD_SELECT: &str =
+    "SELECT id, workspace_id AS tenant_id, project_id, column_id, title, position, \
+     created_at, updated_at FROM cards";
+
+impl Board {
+    /// Loads a card; 404 when it does not exist.
+    pub(crate) async fn find_card<'e, E>(&self, exec: E, id: &str) -> Result<Card>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let sql = format!("{CARD_SELECT} WHERE id = $1");
+        let card: Option<Card> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(exec)
+            .await?;
+        card.ok_or(Error::NotFound("card"))
+    }
+
+    /// A card (Viewer).
+    pub async fn card(&self, actor: &Actor, id: &CardId) -> Result<Card> {
+        let card = self.find_card(&self.pool, id.as_str()).await?;
+        self.require(&self.pool, actor, &card.tenant_id, Role::Viewer)
+            .await?;
+        Ok(card)
+    }
+
+    /// Creates a card at the end of its column (Member) and writes its first
+    /// history entry (`fromName` null) in the same transaction. The body is
+    /// checked before access, as its workspace comes from the body.
+    pub async fn create_card(&self, actor: &Actor, input: Input<NewCard>) -> Result<Card> {
+        let new = input.open()?;
+        let ws = new.tenant_id.as_str();
+        self.require(&self.pool, actor, ws, Role::Member).await?;
+        let project = new.project_id.as_ref().map(ProjectId::as_str);
+        let mut tx = self.begin_write().await?;
+        let set = self.set_in_effect(&mut *tx, ws, project).await?;
+        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
+        let (column, column_name) = match &new.column_id {
+            Some(c) => (
+                c.as_str().to_string(),
+                column_in_set(&mut tx, c.as_str(), &set).await?,
+            ),
+            None => first_column(&mut tx, &set).await?,
+        };
+        let at = now();
+        let id = new_id();
+        sqlx::query(
+            "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
+             SELECT $1, $2, $3, $4, $5, COALESCE(MAX(position) + 1, 0), $6, $6 FROM cards WHERE column_id = $4",
+        )
+        .bind(id.as_str())
+        .bind(ws)
+        .bind(project.map(str::to_string))
+        .bind(column.as_str())
+        .bind(new.title.as_str())
+        .bind(at)
+        .execute(&mut *tx)
+        .await?;
+        history::append(&mut tx, &id, None, &column_name).await?;
+        let card = self.find_card(&mut *tx, &id).await?;
+        tx.commit().await?;
+        Ok(card)
+    }
+
+    /// Renames and/or moves a card (Member). A move goes to the end of another
+    /// column of the set in effect and appends one history entry in the same
+    /// transaction; a "move" to the card's own column writes nothing.
+    pub async fn update_card(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        input: Input<CardPatch>,
+    ) -> Result<Card> {
+        let before = self.find_card(&self.pool, id.as_str()).await?;
+        self.require(&self.pool, actor, &before.tenant_id, Role::Member)
+            .await?;
+        let patch = input.open()?;
+        let mut tx = self.begin_write().await?;
+        let (card, set) = self.lock_card(&mut tx, id.as_str()).await?;
+        let at = now();
+        if let Some(title) = &patch.title {
+            if *title != card.title {
+                sqlx::query("UPDATE cards SET title = $2, updated_at = $3 WHERE id = $1")
+                    .bind(id.as_str())
+                    .bind(title.as_str())
+                    .bind(at.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
+        if let Some(target) = patch
+            .column_id
+            .as_ref()
+            .filter(|c| c.as_str() != card.column_id)
+        {
+            let to_name = column_in_set(&mut tx, target.as_str(), &set).await?;
+            let from_name: String = sqlx::query_scalar("SELECT name FROM columns WHERE id = $1")
+                .bind(card.column_id.as_str())
+                .fetch_one(&mut *tx)
+                .await?;
+            sqlx::query(
+                "UPDATE cards SET column_id = $2, updated_at = $3, \
+                 position = (SELECT COALESCE(MAX(position) + 1, 0) FROM cards WHERE column_id = $2) \
+                 WHERE id = $1",
+            )
+            .bind(id.as_str())
+            .bind(target.as_str())
+            .bind(at.as_str())
+            .execute(&mut *tx)
+            .await?;
+            history::append(&mut tx, id.as_str(), Some(&from_name), &to_name).await?;
+        }
+        let card = self.find_card(&mut *tx, id.as_str()).await?;
+        tx.commit().await?;
+        Ok(card)
+    }
+
+    /// Moves a card to another column (the CLI's `card move`); see [`Board::update_card`].
+    pub async fn move_card(&self, actor: &Actor, id: &CardId, to: &ColumnId) -> Result<Card> {
+        let patch = CardPatch {
+            title: None,
+            column_id: Some(to.clone()),
+        };
+        self.update_card(actor, id, patch.into()).await
+    }
+
+    /// Deletes a card with its history, comments, attachments (files too) and
+    /// relations (Member).
+    pub async fn delete_card(&self, actor: &Actor, id: &CardId) -> Result<()> {
+        let before = self.find_card(&self.pool, id.as_str()).await?;
+        self.require(&self.pool, actor, &before.tenant_id, Role::Member)
+            .await?;
+        let mut tx = self.begin_write().await?;
+        self.lock_card(&mut tx, id.as_str()).await?;
+        let files: Vec<String> =
+            sqlx::query_scalar("SELECT stored_name FROM attachments WHERE card_id = $1")
+                .bind(id.as_str())
+                .fetch_all(&mut *tx)
+                .await?;
+        sqlx::query("DELETE FROM cards WHERE id = $1")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        crate::files::remove_stored(&self.files_dir, &files).await;
+        Ok(())
+    }
+
+    /// The board payload: the set in effect for `project` (or the tenant set)
+    /// with each column's cards in order (Viewer).
+    pub async fn board(&self, actor: &Actor, ws: &str, project: Option<&str>) -> Result<BoardView> {
+        self.require(&self.pool, actor, ws, Role::Viewer).await?;
+        let set = self.set_in_effect(&self.pool, ws, project).await?;
+        let columns = self.set_columns(&self.pool, &set).await?;
+        let sql = format!(
+            "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
+             ORDER BY position, created_at"
+        );
+        let cards: Vec<Card> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(set.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+        let columns = columns
+            .into_iter()
+            .map(|column| {
+                let cards = cards
+                    .iter()
+                    .filter(|c| c.column_id == column.id.as_str())
+                    .cloned()
+                    .collect();
+                BoardColumn { column, cards }
+            })
+            .collect();
+        Ok(BoardView { columns })
+    }
+
+    /// Locks what a write to a card touches: the set of the column it sits in
+    /// and the set in effect for it (in id order, so two writers never wait on
+    /// each other crosswise). Returns the card as of the lock and the set in effect.
+    async fn lock_card(&self, tx: &mut Tx, id: &str) -> Result<(Card, String)> {
+        let card = self.find_card(&mut **tx, id).await?;
+        let current: String = sqlx::query_scalar("SELECT set_id FROM columns WHERE id = $1")
+            .bind(card.column_id.as_str())
+            .fetch_one(&mut **tx)
+            .await?;
+        let effect = self
+            .set_in_effect(&mut **tx, &card.tenant_id, card.project_id.as_deref())
+            .await?;
+        let mut sets = vec![current, effect.clone()];
+        sets.sort();
+        sets.dedup();
+        for set in &sets {
+            lock_row(tx, self.backend, Lock::ColumnSet, set).await?;
+        }
+        // Re-read under the lock: a concurrent move or delete may have committed.
+        let card = self.find_card(&mut **tx, id).await?;
+        Ok((card, effect))
+    }
+}
+
+/// The name of `column` if it belongs to `set`; else `INVALID_TARGET_COLUMN`.
+async fn column_in_set(tx: &mut Tx, column: &str, set: &str) -> Result<String> {
+    let name: Option<String> =
+        sqlx::query_scalar("SELECT name FROM columns WHERE id = $1 AND set_id = $2")
+            .bind(column)
+            .bind(set)
+            .fetch_optional(&mut **tx)
+            .await?;
+    name.ok_or_else(|| {
+        Error::rule(
+            Rule::InvalidTargetColumn,
+            "the column is not a column of the card's set in effect",
+        )
+    })
+}
+
+/// The first column (lowest position) of `set`.
+async fn first_column(tx: &mut Tx, set: &str) -> Result<(String, String)> {
+    let row: Option<(String, String)> =
+        sqlx::query_as("SELECT id, name FROM columns WHERE set_id = $1 ORDER BY position LIMIT 1")
+            .bind(set)
+            .fetch_optional(&mut **tx)
+            .await?;
+    row.ok_or_else(|| Error::rule(Rule::InvalidTargetColumn, "the set in effect has no column"))
+}

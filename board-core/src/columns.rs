@@ -1,0 +1,318 @@
+//! Column sets: listing, creation at the end of a set, the done mark, and the
+//! resolution of the set in effect for a card.
+//!
+//! Invariants (held by `columns_position` / `columns_done` unique indexes and by
+//! locking the set row in every write): positions are unique in a set, and a
+//! non-empty set has exactly one done column.
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::any::AnyRow;
+use sqlx::{Any, Executor, Row};
+
+use crate::access::{Actor, Role};
+use crate::db::{flag, lock_row, new_id, now, Lock, Tx};
+use crate::error::{Error, Result, ValidationErrors};
+use crate::ids::{ColumnId, ProjectId, WorkspaceId};
+use crate::settings::{self, ColumnScope};
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::Board;
+
+macro_rules! accents {
+    ($($variant:ident => $text:literal),* $(,)?) => {
+        /// A column's accent colour token. There are no free (hex) colours.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum Accent {
+            $(#[doc = $text] $variant,)*
+        }
+
+        impl Accent {
+            /// Every token, in the contract's order.
+            pub const ALL: &'static [&'static str] = &[$($text),*];
+
+            /// The token's text.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Accent::$variant => $text,)* }
+            }
+
+            /// Parses a token (exact, lowercase).
+            pub fn parse(s: &str) -> Option<Accent> {
+                match s { $($text => Some(Accent::$variant),)* _ => None }
+            }
+        }
+    };
+}
+
+accents! {
+    Slate => "slate", Gray => "gray", Red => "red", Orange => "orange", Amber => "amber",
+    Yellow => "yellow", Lime => "lime", Green => "green", Emerald => "emerald", Teal => "teal",
+    Cyan => "cyan", Sky => "sky", Blue => "blue", Indigo => "indigo", Violet => "violet",
+    Purple => "purple", Fuchsia => "fuchsia", Pink => "pink", Rose => "rose",
+}
+
+/// Reads an accent token from JSON (`color` on the wire).
+pub fn accent(v: &Value) -> Result<Accent, String> {
+    validate::one_of(v, Accent::ALL).map(|s| Accent::parse(s).expect("listed"))
+}
+
+/// A column.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Column {
+    /// Its id.
+    pub id: ColumnId,
+    /// The project of its set; `None` for the tenant set.
+    pub project_id: Option<ProjectId>,
+    /// Its name.
+    pub name: String,
+    /// Its accent token.
+    pub accent: Accent,
+    /// Its place in the set (unique in the set).
+    pub position: i64,
+    /// Whether it is the set's done column.
+    pub done: bool,
+}
+
+/// The body of `POST /api/columns`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewColumn {
+    /// The workspace (`tenantId`).
+    pub tenant_id: WorkspaceId,
+    /// The project whose set gets the column; `None` for the tenant set.
+    pub project_id: Option<ProjectId>,
+    /// The name (trimmed, 1..=100 characters).
+    pub name: String,
+    /// The accent (`color`); default `slate`.
+    pub color: Accent,
+    /// Whether the new column takes the done mark.
+    pub done: bool,
+}
+
+impl FromJson for NewColumn {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let tenant = f.required("tenantId", validate::cuid);
+        let project = f.nullable("projectId", validate::cuid);
+        let name = f.required("name", validate::name);
+        let color = f.optional("color", accent);
+        let done = f.optional("done", validate::boolean);
+        f.finish()?;
+        Ok(NewColumn {
+            tenant_id: WorkspaceId::from_db(tenant.expect("checked")),
+            project_id: project.map(ProjectId::from_db),
+            name: name.expect("checked"),
+            color: color.unwrap_or(Accent::Slate),
+            done: done.unwrap_or(false),
+        })
+    }
+}
+
+pub(crate) const COLUMN_SELECT: &str =
+    "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done \
+     FROM columns c JOIN column_sets s ON s.id = c.set_id";
+
+pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
+    let accent: String = row.try_get("accent")?;
+    Ok(Column {
+        id: ColumnId::from_db(row.try_get("id")?),
+        project_id: row
+            .try_get::<Option<String>, _>("project_id")?
+            .map(ProjectId::from_db),
+        name: row.try_get("name")?,
+        accent: Accent::parse(&accent).unwrap_or(Accent::Slate),
+        position: row.try_get("position")?,
+        done: flag(row.try_get("done")?),
+    })
+}
+
+impl Board {
+    /// The columns of one set, by position.
+    pub(crate) async fn set_columns<'e, E>(&self, exec: E, set: &str) -> Result<Vec<Column>>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let sql = format!("{COLUMN_SELECT} WHERE c.set_id = $1 ORDER BY c.position");
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(set)
+            .fetch_all(exec)
+            .await?;
+        rows.iter().map(column_from_row).collect()
+    }
+
+    /// Lists columns (Viewer).
+    ///
+    /// - `workspace` and `project`: the set in effect for a card of that project;
+    /// - `workspace` alone: the tenant set, then each project set in project
+    ///   creation order;
+    /// - neither: the same for every workspace the actor reaches.
+    pub async fn list_columns(
+        &self,
+        actor: &Actor,
+        workspace: Option<&str>,
+        project: Option<&str>,
+    ) -> Result<Vec<Column>> {
+        let Some(ws) = workspace else {
+            let mut all = Vec::new();
+            for ws in self.reached_workspaces(actor).await? {
+                all.extend(self.workspace_columns(&ws).await?);
+            }
+            return Ok(all);
+        };
+        self.require(&self.pool, actor, ws, Role::Viewer).await?;
+        match project {
+            Some(p) => {
+                let set = self.set_in_effect(&self.pool, ws, Some(p)).await?;
+                self.set_columns(&self.pool, &set).await
+            }
+            None => self.workspace_columns(ws).await,
+        }
+    }
+
+    async fn workspace_columns(&self, ws: &str) -> Result<Vec<Column>> {
+        let sql = format!(
+            "{COLUMN_SELECT} LEFT JOIN projects p ON p.id = s.project_id WHERE s.workspace_id = $1 \
+             ORDER BY CASE WHEN s.project_id IS NULL THEN 0 ELSE 1 END, p.created_at, p.id, c.position"
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(column_from_row).collect()
+    }
+
+    /// Creates a column at the end of its set (Member). The first column of an
+    /// empty set becomes its done column whatever `done` says; `done: true`
+    /// moves the mark from the set's previous done column.
+    pub async fn create_column(&self, actor: &Actor, input: Input<NewColumn>) -> Result<Column> {
+        let new = input.open()?;
+        let ws = new.tenant_id.as_str();
+        self.require(&self.pool, actor, ws, Role::Member).await?;
+        let mut tx = self.begin_write().await?;
+        self.require_column_management(&mut tx, ws).await?;
+        let set = match &new.project_id {
+            None => crate::workspaces::tenant_set(&mut *tx, ws).await?,
+            Some(p) => project_set(&mut *tx, ws, p.as_str()).await?,
+        };
+        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
+        let (count, next): (i64, i64) = sqlx::query_as(
+            "SELECT COUNT(*), COALESCE(MAX(position) + 1, 0) FROM columns WHERE set_id = $1",
+        )
+        .bind(set.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
+        let done = new.done || count == 0;
+        let id = insert_column(&mut tx, &set, &new.name, new.color, next, done).await?;
+        tx.commit().await?;
+        Ok(Column {
+            id,
+            project_id: new.project_id,
+            name: new.name,
+            accent: new.color,
+            position: next,
+            done,
+        })
+    }
+
+    /// 403 `COLUMN_MANAGEMENT_DISABLED` when the workspace locks column editing.
+    pub(crate) async fn require_column_management(&self, tx: &mut Tx, ws: &str) -> Result<()> {
+        if settings::load(&mut **tx, ws).await?.column_management {
+            Ok(())
+        } else {
+            Err(Error::ColumnManagementDisabled)
+        }
+    }
+
+    /// The set in effect for a card of `project` (or of no project) in `ws`:
+    /// the project's own set when `columnScope` is `PROJECT` and that set has a
+    /// column, otherwise the tenant set. A project outside `ws` is a 422.
+    pub(crate) async fn set_in_effect<'e, E>(
+        &self,
+        exec: E,
+        ws: &str,
+        project: Option<&str>,
+    ) -> Result<String>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let row: Option<AnyRow> = sqlx::query(
+            "SELECT ts.id AS tenant_set, ps.id AS project_set, st.column_scope, \
+                    CASE WHEN EXISTS (SELECT 1 FROM columns c WHERE c.set_id = ps.id) THEN 1 ELSE 0 END AS has_columns \
+             FROM column_sets ts \
+             JOIN settings st ON st.workspace_id = ts.workspace_id \
+             LEFT JOIN column_sets ps ON ps.project_id = $2 AND ps.workspace_id = ts.workspace_id \
+             WHERE ts.workspace_id = $1 AND ts.project_id IS NULL",
+        )
+        .bind(ws)
+        .bind(project.unwrap_or(""))
+        .fetch_optional(exec)
+        .await?;
+        let row = row.ok_or_else(Error::not_reached)?;
+        let tenant_set: String = row.try_get("tenant_set")?;
+        let project_set: Option<String> = row.try_get("project_set")?;
+        let scope: String = row.try_get("column_scope")?;
+        match (project, project_set) {
+            (None, _) => Ok(tenant_set),
+            (Some(_), None) => Err(ValidationErrors::one(
+                "projectId",
+                "not a project of this workspace",
+            )),
+            (Some(_), Some(ps)) => {
+                let has_columns = flag(row.try_get("has_columns")?);
+                if ColumnScope::parse(&scope) == Some(ColumnScope::Project) && has_columns {
+                    Ok(ps)
+                } else {
+                    Ok(tenant_set)
+                }
+            }
+        }
+    }
+}
+
+/// The set of project `p` of workspace `ws`; 422 when `p` is not a project of `ws`.
+async fn project_set<'e, E>(exec: E, ws: &str, p: &str) -> Result<String>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let id: Option<String> = sqlx::query_scalar(
+        "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2",
+    )
+    .bind(ws)
+    .bind(p)
+    .fetch_optional(exec)
+    .await?;
+    id.ok_or_else(|| ValidationErrors::one("projectId", "not a project of this workspace"))
+}
+
+/// Inserts a column; with `done`, first takes the mark from the set's done column.
+/// The caller holds the set's lock.
+pub(crate) async fn insert_column(
+    tx: &mut Tx,
+    set: &str,
+    name: &str,
+    accent: Accent,
+    position: i64,
+    done: bool,
+) -> Result<ColumnId> {
+    if done {
+        sqlx::query("UPDATE columns SET done = 0 WHERE set_id = $1 AND done = 1")
+            .bind(set)
+            .execute(&mut **tx)
+            .await?;
+    }
+    let id = new_id();
+    sqlx::query(
+        "INSERT INTO columns (id, set_id, name, accent, position, done, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )
+    .bind(id.as_str())
+    .bind(set)
+    .bind(name)
+    .bind(accent.as_str())
+    .bind(position)
+    .bind(i64::from(done))
+    .bind(now())
+    .execute(&mut **tx)
+    .await?;
+    Ok(ColumnId::from_db(id))
+}

@@ -1,0 +1,212 @@
+//! The one error type of every operation, with its wire code and HTTP status.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Field-by-field schema failures, shaped like the contract's 422 `details`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ValidationErrors {
+    /// Messages per body field (or query parameter).
+    #[serde(rename = "fieldErrors")]
+    pub field_errors: BTreeMap<String, Vec<String>>,
+    /// Messages about the body as a whole (not JSON, not an object, unknown keys).
+    #[serde(rename = "formErrors")]
+    pub form_errors: Vec<String>,
+}
+
+impl ValidationErrors {
+    /// Adds a message for `field`.
+    pub fn field(&mut self, field: &str, message: impl Into<String>) {
+        self.field_errors
+            .entry(field.to_string())
+            .or_default()
+            .push(message.into());
+    }
+
+    /// Adds a message about the whole body.
+    pub fn form(&mut self, message: impl Into<String>) {
+        self.form_errors.push(message.into());
+    }
+
+    /// True when nothing was reported.
+    pub fn is_empty(&self) -> bool {
+        self.field_errors.is_empty() && self.form_errors.is_empty()
+    }
+
+    /// A single field error, as an [`Error`].
+    pub fn one(field: &str, message: impl Into<String>) -> Error {
+        let mut e = ValidationErrors::default();
+        e.field(field, message);
+        Error::Validation(e)
+    }
+
+    /// A single whole-body error, as an [`Error`].
+    pub fn whole(message: impl Into<String>) -> Error {
+        let mut e = ValidationErrors::default();
+        e.form(message);
+        Error::Validation(e)
+    }
+}
+
+/// A domain rule that refused a well-formed request (status 422).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rule {
+    /// The done mark can only be moved by marking another column.
+    DoneMarkRequired,
+    /// A set keeps at least one column.
+    LastColumn,
+    /// The done column cannot be deleted; mark another first.
+    DoneColumn,
+    /// Column ids of several sets in one reorder.
+    MixedSets,
+    /// A target column outside the set in effect.
+    InvalidTargetColumn,
+    /// A card linked to itself.
+    SelfLink,
+    /// A link between cards of different workspaces.
+    CrossWorkspaceLink,
+    /// A link across projects while `allowCrossProjectLinks` is off.
+    CrossProjectLink,
+    /// A PARENT or BLOCKS link that would close a cycle.
+    LinkCycle,
+    /// An attachment id that is not a loose comment upload of the card.
+    InvalidAttachment,
+}
+
+impl Rule {
+    /// The wire code of the rule.
+    pub fn code(self) -> &'static str {
+        match self {
+            Rule::DoneMarkRequired => "DONE_MARK_REQUIRED",
+            Rule::LastColumn => "LAST_COLUMN",
+            Rule::DoneColumn => "DONE_COLUMN",
+            Rule::MixedSets => "MIXED_SETS",
+            Rule::InvalidTargetColumn => "INVALID_TARGET_COLUMN",
+            Rule::SelfLink => "SELF_LINK",
+            Rule::CrossWorkspaceLink => "CROSS_WORKSPACE_LINK",
+            Rule::CrossProjectLink => "CROSS_PROJECT_LINK",
+            Rule::LinkCycle => "LINK_CYCLE",
+            Rule::InvalidAttachment => "INVALID_ATTACHMENT",
+        }
+    }
+}
+
+/// Every way an operation can fail.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No credential, or one that is malformed, unknown, revoked or expired.
+    #[error("missing or invalid credential")]
+    Unauthenticated,
+    /// The account does not reach the workspace, or its role is too low.
+    #[error("{0}")]
+    Forbidden(String),
+    /// `columnManagement` is off for the workspace.
+    #[error("column management is turned off for this workspace")]
+    ColumnManagementDisabled,
+    /// Attachments are off for the installation.
+    #[error("attachments are disabled in this installation")]
+    AttachmentsDisabled,
+    /// The named kind of resource does not exist (or the id is malformed).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// A link between the two cards already exists.
+    #[error("a link between these two cards already exists")]
+    LinkExists,
+    /// A unique name or similar is taken (operator commands).
+    #[error("{0}")]
+    Conflict(String),
+    /// An upload without a file, or with an empty one.
+    #[error("{0}")]
+    NoFile(String),
+    /// An upload over the per-file maximum.
+    #[error("file over the maximum size of {0} bytes")]
+    FileTooLarge(u64),
+    /// An upload whose content is not an accepted format.
+    #[error("{0}")]
+    UnsupportedFormat(String),
+    /// The body or query failed the schema.
+    #[error("the request failed validation")]
+    Validation(ValidationErrors),
+    /// A domain rule refused the request.
+    #[error("{1}")]
+    Rule(Rule, String),
+    /// Bad configuration (database URL, folders).
+    #[error("{0}")]
+    Config(String),
+    /// The database failed.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// The file system failed.
+    #[error("file error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+impl Error {
+    /// A domain-rule refusal.
+    pub fn rule(rule: Rule, message: impl Into<String>) -> Error {
+        Error::Rule(rule, message.into())
+    }
+
+    /// The refusal for an account that does not reach a workspace.
+    pub fn not_reached() -> Error {
+        Error::Forbidden("the account does not reach this workspace".into())
+    }
+
+    /// The wire code (`{"error": CODE}`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::Unauthenticated => "UNAUTHENTICATED",
+            Error::Forbidden(_) => "FORBIDDEN",
+            Error::ColumnManagementDisabled => "COLUMN_MANAGEMENT_DISABLED",
+            Error::AttachmentsDisabled => "ATTACHMENTS_DISABLED",
+            Error::NotFound(_) => "NOT_FOUND",
+            Error::LinkExists => "LINK_EXISTS",
+            Error::Conflict(_) => "CONFLICT",
+            Error::NoFile(_) => "NO_FILE",
+            Error::FileTooLarge(_) => "FILE_TOO_LARGE",
+            Error::UnsupportedFormat(_) => "UNSUPPORTED_FORMAT",
+            Error::Validation(_) => "VALIDATION_FAILED",
+            Error::Rule(rule, _) => rule.code(),
+            Error::Config(_) | Error::Database(_) | Error::Io(_) => "INTERNAL",
+        }
+    }
+
+    /// The HTTP status the server answers with.
+    pub fn status_code(&self) -> u16 {
+        match self {
+            Error::Unauthenticated => 401,
+            Error::Forbidden(_) | Error::ColumnManagementDisabled | Error::AttachmentsDisabled => {
+                403
+            }
+            Error::NotFound(_) => 404,
+            Error::LinkExists | Error::Conflict(_) => 409,
+            Error::NoFile(_) => 400,
+            Error::FileTooLarge(_) => 413,
+            Error::UnsupportedFormat(_) => 415,
+            Error::Validation(_) | Error::Rule(..) => 422,
+            Error::Config(_) | Error::Database(_) | Error::Io(_) => 500,
+        }
+    }
+
+    /// The schema details of a validation failure.
+    pub fn details(&self) -> Option<&ValidationErrors> {
+        match self {
+            Error::Validation(v) => Some(v),
+            _ => None,
+        }
+    }
+}
+
+/// True when `e` is a unique-constraint violation (on either backend).
+pub(crate) fn is_unique_violation(e: &Error) -> bool {
+    match e {
+        Error::Database(sqlx::Error::Database(db)) => {
+            matches!(db.kind(), sqlx::error::ErrorKind::UniqueViolation)
+        }
+        _ => false,
+    }
+}

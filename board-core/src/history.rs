@@ -1,0 +1,57 @@
+//! A card's column history. Exactly three operations append to it, inside their
+//! own transaction: card creation, a move to another column, and column deletion
+//! with `MOVE`. Names are copied, so renaming or deleting a column later changes
+//! nothing. There is no other write.
+
+use serde::Serialize;
+
+use crate::access::{Actor, Role};
+use crate::db::{new_id, now, Tx};
+use crate::error::Result;
+use crate::ids::CardId;
+use crate::Board;
+
+/// One entry of a card's history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEntry {
+    /// Its id.
+    pub id: String,
+    /// The column's name before the move; `None` for the first placement.
+    pub from_name: Option<String>,
+    /// The column's name after the move.
+    pub to_name: String,
+    /// When it happened.
+    pub moved_at: String,
+}
+
+/// Appends one entry for `card`. The caller's transaction holds the card's set.
+pub(crate) async fn append(tx: &mut Tx, card: &str, from: Option<&str>, to: &str) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
+         SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5 FROM history WHERE card_id = $2",
+    )
+    .bind(new_id())
+    .bind(card)
+    .bind(from.map(str::to_string))
+    .bind(to)
+    .bind(now())
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
+impl Board {
+    /// A card's history, oldest first (Viewer).
+    pub async fn card_history(&self, actor: &Actor, card: &CardId) -> Result<Vec<HistoryEntry>> {
+        let found = self.find_card(&self.pool, card.as_str()).await?;
+        self.require(&self.pool, actor, found.tenant_id.as_str(), Role::Viewer)
+            .await?;
+        Ok(sqlx::query_as(
+            "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
+        )
+        .bind(card.as_str())
+        .fetch_all(&self.pool)
+        .await?)
+    }
+}

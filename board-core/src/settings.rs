@@ -1,0 +1,154 @@
+//! Per-workspace settings and the `columnScope` resolution of the set in effect.
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::any::AnyRow;
+use sqlx::{Any, Executor, Row};
+
+use crate::access::{Actor, Role};
+use crate::db::flag;
+use crate::error::{Error, Result};
+use crate::ids::WorkspaceId;
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::Board;
+
+/// Which column set holds for the cards of a project.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ColumnScope {
+    /// Every card uses the workspace's tenant set.
+    Tenant,
+    /// A project's cards use the project's own set when it has a column.
+    Project,
+}
+
+impl ColumnScope {
+    /// The stored and wire form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ColumnScope::Tenant => "TENANT",
+            ColumnScope::Project => "PROJECT",
+        }
+    }
+
+    /// Parses `TENANT` / `PROJECT` in any letter case.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.to_ascii_uppercase().as_str() {
+            "TENANT" => Some(ColumnScope::Tenant),
+            "PROJECT" => Some(ColumnScope::Project),
+            _ => None,
+        }
+    }
+}
+
+/// The settings of one workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// The workspace.
+    pub tenant_id: WorkspaceId,
+    /// Which set holds for project cards (default `TENANT`).
+    pub column_scope: ColumnScope,
+    /// Whether columns may be created, edited, reordered and deleted (default on).
+    pub column_management: bool,
+    /// Whether cards of different projects may be linked (default off).
+    pub allow_cross_project_links: bool,
+}
+
+/// A change of settings; absent fields stay as they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SettingsPatch {
+    /// The workspace (`tenantId`).
+    pub tenant_id: WorkspaceId,
+    /// New `columnScope`.
+    pub column_scope: Option<ColumnScope>,
+    /// New `columnManagement`.
+    pub column_management: Option<bool>,
+    /// New `allowCrossProjectLinks`.
+    pub allow_cross_project_links: Option<bool>,
+}
+
+impl FromJson for SettingsPatch {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let tenant = f.required("tenantId", validate::cuid);
+        let scope = f.optional("columnScope", |v| {
+            validate::one_of(v, &["TENANT", "PROJECT"])
+                .map(|s| ColumnScope::parse(s).expect("listed"))
+        });
+        let management = f.optional("columnManagement", validate::boolean);
+        let cross = f.optional("allowCrossProjectLinks", validate::boolean);
+        f.finish()?;
+        Ok(SettingsPatch {
+            tenant_id: WorkspaceId::from_db(tenant.expect("checked by finish")),
+            column_scope: scope,
+            column_management: management,
+            allow_cross_project_links: cross,
+        })
+    }
+}
+
+impl Board {
+    /// The settings of `workspace` (Viewer).
+    pub async fn settings(&self, actor: &Actor, workspace: &str) -> Result<Settings> {
+        self.require(&self.pool, actor, workspace, Role::Viewer)
+            .await?;
+        load(&self.pool, workspace).await
+    }
+
+    /// Changes settings (Admin). The body is checked before access, as its
+    /// workspace comes from the body.
+    pub async fn update_settings(
+        &self,
+        actor: &Actor,
+        input: Input<SettingsPatch>,
+    ) -> Result<Settings> {
+        let patch = input.open()?;
+        let ws = patch.tenant_id.as_str();
+        let mut tx = self.begin_write().await?;
+        self.require(&mut *tx, actor, ws, Role::Admin).await?;
+        let current = load(&mut *tx, ws).await?;
+        let next = Settings {
+            tenant_id: patch.tenant_id.clone(),
+            column_scope: patch.column_scope.unwrap_or(current.column_scope),
+            column_management: patch.column_management.unwrap_or(current.column_management),
+            allow_cross_project_links: patch
+                .allow_cross_project_links
+                .unwrap_or(current.allow_cross_project_links),
+        };
+        sqlx::query(
+            "UPDATE settings SET column_scope = $2, column_management = $3, \
+             allow_cross_project_links = $4 WHERE workspace_id = $1",
+        )
+        .bind(ws)
+        .bind(next.column_scope.as_str())
+        .bind(i64::from(next.column_management))
+        .bind(i64::from(next.allow_cross_project_links))
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(next)
+    }
+}
+
+/// Reads a workspace's settings; an unknown workspace is 403 (never 404).
+pub(crate) async fn load<'e, E>(exec: E, workspace: &str) -> Result<Settings>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let row: Option<AnyRow> = sqlx::query(
+        "SELECT column_scope, column_management, allow_cross_project_links \
+         FROM settings WHERE workspace_id = $1",
+    )
+    .bind(workspace)
+    .fetch_optional(exec)
+    .await?;
+    let row = row.ok_or_else(Error::not_reached)?;
+    let scope: String = row.try_get("column_scope")?;
+    Ok(Settings {
+        tenant_id: WorkspaceId::from_db(workspace.to_string()),
+        column_scope: ColumnScope::parse(&scope).unwrap_or(ColumnScope::Tenant),
+        column_management: flag(row.try_get("column_management")?),
+        allow_cross_project_links: flag(row.try_get("allow_cross_project_links")?),
+    })
+}

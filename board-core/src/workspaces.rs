@@ -1,0 +1,232 @@
+//! Workspaces ("tenants"), projects, and the first-run bootstrap.
+
+use serde::Serialize;
+use sqlx::{Any, Executor};
+
+use crate::access::{insert_account, issue_token, Account, IssuedToken, Role};
+use crate::columns::{insert_column, Accent};
+use crate::db::{new_id, now};
+use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
+use crate::ids::{AccountId, ProjectId, WorkspaceId};
+use crate::validate::check_name;
+use crate::Board;
+
+/// A workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Workspace {
+    /// Its id (`tenantId` elsewhere on the wire).
+    pub id: WorkspaceId,
+    /// Its name.
+    pub name: String,
+}
+
+/// A project of a workspace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Project {
+    /// Its id.
+    pub id: ProjectId,
+    /// The workspace it belongs to.
+    #[serde(rename = "tenantId")]
+    pub workspace_id: WorkspaceId,
+    /// Its name.
+    pub name: String,
+}
+
+/// What the first run created.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bootstrap {
+    /// The workspace `Default`.
+    pub workspace: Workspace,
+    /// The account `admin` (ADMIN in `Default`).
+    pub account: Account,
+    /// Its one token, shown once.
+    pub token: IssuedToken,
+}
+
+/// The columns of the `Default` workspace's tenant set.
+const DEFAULT_COLUMNS: [(&str, Accent, bool); 3] = [
+    ("To do", Accent::Slate, false),
+    ("Doing", Accent::Blue, false),
+    ("Done", Accent::Green, true),
+];
+
+impl Board {
+    /// Creates a workspace with its settings (all defaults) and its empty tenant set.
+    pub async fn create_workspace(&self, name: &str) -> Result<Workspace> {
+        let mut tx = self.begin_write().await?;
+        let ws = insert_workspace(&mut tx, name).await?;
+        tx.commit().await?;
+        Ok(ws)
+    }
+
+    /// Finds a workspace by id, or by name when exactly one has it.
+    pub async fn find_workspace(&self, id_or_name: &str) -> Result<Workspace> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT id, name FROM workspaces WHERE id = $1 OR name = $1 ORDER BY id LIMIT 2",
+        )
+        .bind(id_or_name)
+        .fetch_all(&self.pool)
+        .await?;
+        let pick = rows
+            .iter()
+            .find(|(id, _)| id == id_or_name)
+            .or(if rows.len() == 1 { rows.first() } else { None });
+        match pick {
+            Some((id, name)) => Ok(Workspace {
+                id: WorkspaceId::from_db(id.clone()),
+                name: name.clone(),
+            }),
+            None if rows.is_empty() => Err(Error::NotFound("workspace")),
+            None => Err(Error::Conflict(format!(
+                "several workspaces are named {id_or_name:?}: give the id"
+            ))),
+        }
+    }
+
+    /// Lists every workspace, oldest first.
+    pub async fn list_workspaces(&self) -> Result<Vec<Workspace>> {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT id, name FROM workspaces ORDER BY created_at, id")
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name)| Workspace {
+                id: WorkspaceId::from_db(id),
+                name,
+            })
+            .collect())
+    }
+
+    /// Creates a project in `workspace`, with its own (empty) column set.
+    pub async fn create_project(&self, workspace: &WorkspaceId, name: &str) -> Result<Project> {
+        let name = check_name(name).map_err(|m| ValidationErrors::one("name", m))?;
+        let mut tx = self.begin_write().await?;
+        self.workspace_exists(&mut *tx, workspace.as_str()).await?;
+        let project = Project {
+            id: ProjectId::from_db(new_id()),
+            workspace_id: workspace.clone(),
+            name,
+        };
+        let at = now();
+        sqlx::query(
+            "INSERT INTO projects (id, workspace_id, name, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(project.id.as_str())
+        .bind(workspace.as_str())
+        .bind(project.name.as_str())
+        .bind(at.as_str())
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(new_id())
+        .bind(workspace.as_str())
+        .bind(project.id.as_str())
+        .bind(at)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(project)
+    }
+
+    /// The first-run setup: when no account exists, creates the workspace
+    /// `Default` (To do / Doing / Done, Done being the done column), the account
+    /// `admin` with role ADMIN in it, and one token. Returns `None` when any
+    /// account already exists; racing first starts create everything once.
+    pub async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
+        let mut tx = self.begin_write().await?;
+        let accounts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM accounts")
+            .fetch_one(&mut *tx)
+            .await?;
+        if accounts > 0 {
+            return Ok(None);
+        }
+        let workspace = insert_workspace(&mut tx, "Default").await?;
+        let set = tenant_set(&mut *tx, workspace.id.as_str()).await?;
+        for (position, (name, accent, done)) in DEFAULT_COLUMNS.into_iter().enumerate() {
+            insert_column(&mut tx, &set, name, accent, position as i64, done).await?;
+        }
+        let account = Account {
+            id: AccountId::from_db(new_id()),
+            name: "admin".into(),
+        };
+        match insert_account(&mut tx, &account).await {
+            // Another process bootstrapped first: roll everything back.
+            Err(e) if is_unique_violation(&e) => return Ok(None),
+            other => other?,
+        }
+        sqlx::query(
+            "INSERT INTO memberships (workspace_id, account_id, role, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(workspace.id.as_str())
+        .bind(account.id.as_str())
+        .bind(Role::Admin.as_str())
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        let token = issue_token(&mut tx, &account.id, None).await?;
+        tx.commit().await?;
+        Ok(Some(Bootstrap {
+            workspace,
+            account,
+            token,
+        }))
+    }
+
+    /// `Ok` when the workspace exists, else 404.
+    pub(crate) async fn workspace_exists<'e, E>(&self, exec: E, id: &str) -> Result<()>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let found: Option<String> = sqlx::query_scalar("SELECT id FROM workspaces WHERE id = $1")
+            .bind(id)
+            .fetch_optional(exec)
+            .await?;
+        found.map(|_| ()).ok_or(Error::NotFound("workspace"))
+    }
+}
+
+async fn insert_workspace(tx: &mut crate::db::Tx, name: &str) -> Result<Workspace> {
+    let name = check_name(name).map_err(|m| ValidationErrors::one("name", m))?;
+    let ws = Workspace {
+        id: WorkspaceId::from_db(new_id()),
+        name,
+    };
+    let at = now();
+    sqlx::query("INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)")
+        .bind(ws.id.as_str())
+        .bind(ws.name.as_str())
+        .bind(at.as_str())
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query("INSERT INTO settings (workspace_id) VALUES ($1)")
+        .bind(ws.id.as_str())
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, NULL, $3)",
+    )
+    .bind(new_id())
+    .bind(ws.id.as_str())
+    .bind(at)
+    .execute(&mut **tx)
+    .await?;
+    Ok(ws)
+}
+
+/// The id of a workspace's tenant set.
+pub(crate) async fn tenant_set<'e, E>(exec: E, workspace: &str) -> Result<String>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let id: Option<String> = sqlx::query_scalar(
+        "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id IS NULL",
+    )
+    .bind(workspace)
+    .fetch_optional(exec)
+    .await?;
+    id.ok_or(Error::NotFound("workspace"))
+}

@@ -1,0 +1,89 @@
+//! Maps `board_core::Error` and every warp rejection to a status and the JSON
+//! body `{"error": CODE, "message": text, "details"?}`.
+
+use std::convert::Infallible;
+
+use board_core::Error;
+use serde_json::json;
+use warp::http::StatusCode;
+use warp::reply::Response;
+use warp::{Rejection, Reply};
+
+/// An error on its way to the client.
+#[derive(Debug)]
+pub enum ApiError {
+    /// An error of a core operation.
+    Core(Error),
+    /// An HTTP-level refusal (body too large for a JSON route, unreadable body).
+    Http(StatusCode, &'static str, String),
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> Self {
+        ApiError::Core(e)
+    }
+}
+
+impl ApiError {
+    /// The response: status from the core error, JSON body.
+    pub fn into_response(self) -> Response {
+        let e = match self {
+            ApiError::Core(e) => e,
+            ApiError::Http(status, code, message) => {
+                return error_reply(status, json!({"error": code, "message": message}))
+            }
+        };
+        let status =
+            StatusCode::from_u16(e.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let message = if status.is_server_error() {
+            tracing::error!(error = %e, "request failed");
+            "internal error".to_string()
+        } else {
+            e.to_string()
+        };
+        let mut body = json!({"error": e.code(), "message": message});
+        if let Some(details) = e.details() {
+            body["details"] = json!(details);
+        }
+        error_reply(status, body)
+    }
+}
+
+fn error_reply(status: StatusCode, body: serde_json::Value) -> Response {
+    warp::reply::with_status(warp::reply::json(&body), status).into_response()
+}
+
+/// Turns any rejection left after routing into the JSON error shape.
+pub async fn recover(err: Rejection) -> Result<Response, Infallible> {
+    let (status, code, message) = if err.is_not_found() {
+        (
+            StatusCode::NOT_FOUND,
+            "NOT_FOUND",
+            "no such route".to_string(),
+        )
+    } else if err.find::<warp::reject::MethodNotAllowed>().is_some() {
+        (
+            StatusCode::METHOD_NOT_ALLOWED,
+            "METHOD_NOT_ALLOWED",
+            "method not allowed on this route".to_string(),
+        )
+    } else if err.find::<warp::reject::PayloadTooLarge>().is_some() {
+        (
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "PAYLOAD_TOO_LARGE",
+            "request body too large".to_string(),
+        )
+    } else if err.find::<warp::reject::LengthRequired>().is_some() {
+        (
+            StatusCode::LENGTH_REQUIRED,
+            "LENGTH_REQUIRED",
+            "a Content-Length header is required".to_string(),
+        )
+    } else {
+        (StatusCode::BAD_REQUEST, "BAD_REQUEST", format!("{err:?}"))
+    };
+    Ok(error_reply(
+        status,
+        json!({"error": code, "message": message}),
+    ))
+}

@@ -1,0 +1,133 @@
+//! Card routes: `POST /api/cards`, `GET|PATCH|DELETE /api/cards/[id]`,
+//! `GET /api/cards/[id]/history`, and the board payload `GET /api/board`.
+
+use std::collections::HashMap;
+
+use board_core::{CardId, Error, Input, ValidationErrors};
+use serde_json::json as json_value;
+use warp::http::StatusCode;
+use warp::reply::Response;
+use warp::Filter;
+
+use super::{body, json, query, read_body, respond, with_app, BodyStream, Shared};
+use crate::auth::{credentials, Credentials};
+
+/// The card routes.
+pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
+    let app = with_app(app);
+    let create = warp::path!("api" / "cards")
+        .and(warp::post())
+        .and(app.clone())
+        .and(credentials())
+        .and(body())
+        .then(create);
+    let one = warp::path!("api" / "cards" / String)
+        .and(app.clone())
+        .and(credentials());
+    let get = one.clone().and(warp::get()).then(get);
+    let patch = one.clone().and(warp::patch()).and(body()).then(patch);
+    let delete = one.and(warp::delete()).then(delete);
+    let history = warp::path!("api" / "cards" / String / "history")
+        .and(warp::get())
+        .and(app.clone())
+        .and(credentials())
+        .then(history);
+    let board = warp::path!("api" / "board")
+        .and(warp::get())
+        .and(app)
+        .and(credentials())
+        .and(query())
+        .then(board);
+    create
+        .or(get)
+        .unify()
+        .or(patch)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(history)
+        .unify()
+        .or(board)
+        .unify()
+        .boxed()
+}
+
+async fn create(app: Shared, creds: Credentials, body: BodyStream) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        let bytes = read_body(body).await?;
+        let card = app
+            .board
+            .create_card(&actor, Input::from_body(&bytes))
+            .await?;
+        Ok(json(StatusCode::CREATED, &card))
+    })
+    .await
+}
+
+async fn get(id: String, app: Shared, creds: Credentials) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        let card = app.board.card(&actor, &CardId::from_path(&id)?).await?;
+        Ok(json(StatusCode::OK, &card))
+    })
+    .await
+}
+
+async fn patch(id: String, app: Shared, creds: Credentials, body: BodyStream) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        let id = CardId::from_path(&id)?;
+        let bytes = read_body(body).await?;
+        let card = app
+            .board
+            .update_card(&actor, &id, Input::from_body(&bytes))
+            .await?;
+        Ok(json(StatusCode::OK, &card))
+    })
+    .await
+}
+
+async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        app.board
+            .delete_card(&actor, &CardId::from_path(&id)?)
+            .await?;
+        Ok(json(StatusCode::OK, &json_value!({"deleted": true})))
+    })
+    .await
+}
+
+async fn history(id: String, app: Shared, creds: Credentials) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        let entries = app
+            .board
+            .card_history(&actor, &CardId::from_path(&id)?)
+            .await?;
+        Ok(json(StatusCode::OK, &entries))
+    })
+    .await
+}
+
+async fn board(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        let tenant = q
+            .get("tenant")
+            .ok_or_else(|| ValidationErrors::one("tenant", "Required"))?;
+        let view = app
+            .board
+            .board(&actor, tenant, q.get("project").map(String::as_str))
+            .await
+            .map_err(|e| match e {
+                Error::Validation(_) => {
+                    ValidationErrors::one("project", "not a project of this workspace")
+                }
+                other => other,
+            })?;
+        Ok(json(StatusCode::OK, &view))
+    })
+    .await
+}

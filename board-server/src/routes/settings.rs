@@ -1,0 +1,44 @@
+//! `GET /api/settings?tenant=ID` (Viewer) and `PATCH /api/settings` (Admin).
+
+use std::collections::HashMap;
+
+use board_core::Input;
+use warp::http::StatusCode;
+use warp::reply::Response;
+use warp::Filter;
+
+use super::{body, json, query, read_body, respond, with_app, BodyStream, Shared};
+use crate::auth::{credentials, Credentials};
+
+/// The settings routes.
+pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
+    let base = warp::path!("api" / "settings")
+        .and(with_app(app))
+        .and(credentials());
+    let get = base.clone().and(warp::get()).and(query()).then(get);
+    let patch = base.and(warp::patch()).and(body()).then(patch);
+    get.or(patch).unify().boxed()
+}
+
+async fn get(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        let tenant = q.get("tenant").map(String::as_str).unwrap_or_default();
+        let settings = app.board.settings(&actor, tenant).await?;
+        Ok(json(StatusCode::OK, &settings))
+    })
+    .await
+}
+
+async fn patch(app: Shared, creds: Credentials, body: BodyStream) -> Response {
+    respond(async move {
+        let actor = creds.actor(&app.board).await?;
+        let bytes = read_body(body).await?;
+        let settings = app
+            .board
+            .update_settings(&actor, Input::from_body(&bytes))
+            .await?;
+        Ok(json(StatusCode::OK, &settings))
+    })
+    .await
+}
