@@ -1,1 +1,124 @@
-fn main() {}
+//! `board`: the admin tool. It works directly on the database as the
+//! installation's operator: it bypasses roles but obeys every rule, through the
+//! same core operations as the server. This file holds the clap tree only.
+
+mod account;
+mod card;
+mod columns;
+mod history;
+mod output;
+mod project;
+mod settings;
+mod token;
+mod workspace;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use board_core::{Board, Options};
+use clap::{Parser, Subcommand};
+
+use output::Out;
+
+/// Admin tool of the board service.
+#[derive(Debug, Parser)]
+#[command(name = "board", version, about)]
+struct Cli {
+    /// Database URL: sqlite://PATH (created when missing) or postgres://…
+    #[arg(long, global = true, env = "BOARD_DATABASE_URL", default_value = board_core::DEFAULT_DATABASE_URL)]
+    database_url: String,
+    /// Folder of stored attachment files.
+    #[arg(long, global = true, env = "BOARD_FILES_DIR", default_value = board_core::DEFAULT_FILES_DIR)]
+    files_dir: PathBuf,
+    /// Print one JSON value on stdout instead of tables and lines.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Migrate the database and print which one is in use.
+    Init,
+    /// Workspaces.
+    #[command(subcommand)]
+    Workspace(workspace::Cmd),
+    /// Projects.
+    #[command(subcommand)]
+    Project(project::Cmd),
+    /// Accounts.
+    #[command(subcommand)]
+    Account(account::Cmd),
+    /// Memberships.
+    #[command(subcommand)]
+    Member(account::MemberCmd),
+    /// Bearer tokens.
+    #[command(subcommand)]
+    Token(token::Cmd),
+    /// Workspace settings.
+    #[command(subcommand)]
+    Settings(settings::Cmd),
+    /// Cards.
+    #[command(subcommand)]
+    Card(card::Cmd),
+    /// Column sets.
+    #[command(subcommand)]
+    Columns(columns::Cmd),
+    /// A card's column history.
+    History(history::Args),
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let out = Out { json: cli.json };
+    match run(cli, &out).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("board: {}", output::one_line(&e));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
+    let mut options = Options::new(&cli.database_url);
+    options.files_dir = cli.files_dir;
+    options.max_connections = 2;
+    let board = Board::open_with(options).await?;
+    let result = match cli.command {
+        Command::Init => {
+            out.value(
+                &serde_json::json!({"database": redact(&cli.database_url), "backend": format!("{:?}", board.backend()).to_lowercase(), "migrated": true}),
+                || format!("database {} is migrated", redact(&cli.database_url)),
+            );
+            Ok(())
+        }
+        Command::Workspace(cmd) => workspace::run(&board, out, cmd).await,
+        Command::Project(cmd) => project::run(&board, out, cmd).await,
+        Command::Account(cmd) => account::run(&board, out, cmd).await,
+        Command::Member(cmd) => account::run_member(&board, out, cmd).await,
+        Command::Token(cmd) => token::run(&board, out, cmd).await,
+        Command::Settings(cmd) => settings::run(&board, out, cmd).await,
+        Command::Card(cmd) => card::run(&board, out, cmd).await,
+        Command::Columns(cmd) => columns::run(&board, out, cmd).await,
+        Command::History(args) => history::run(&board, out, args).await,
+    };
+    board.close().await;
+    result
+}
+
+/// The URL without its password, for printing.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(s), Some(at)) if at > s => {
+            let creds = &url[s + 3..at];
+            match creds.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..s + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}

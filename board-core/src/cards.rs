@@ -78,6 +78,28 @@ pub struct CardPatch {
     pub column_id: Option<ColumnId>,
 }
 
+impl NewCard {
+    /// Applies the rules a typed input must meet too: the title is trimmed and
+    /// 1..=100 characters.
+    pub fn checked(mut self) -> Result<Self> {
+        self.title = validate::check_name(&self.title)
+            .map_err(|m| crate::ValidationErrors::one("title", m))?;
+        Ok(self)
+    }
+}
+
+impl CardPatch {
+    /// Applies the rules a typed input must meet too (see [`NewCard::checked`]).
+    pub fn checked(mut self) -> Result<Self> {
+        if let Some(t) = &self.title {
+            self.title = Some(
+                validate::check_name(t).map_err(|m| crate::ValidationErrors::one("title", m))?,
+            );
+        }
+        Ok(self)
+    }
+}
+
 impl FromJson for CardPatch {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
@@ -138,7 +160,7 @@ impl Board {
     /// history entry (`fromName` null) in the same transaction. The body is
     /// checked before access, as its workspace comes from the body.
     pub async fn create_card(&self, actor: &Actor, input: Input<NewCard>) -> Result<Card> {
-        let new = input.open()?;
+        let new = input.open()?.checked()?;
         let ws = new.tenant_id.as_str();
         self.require(&self.pool, actor, ws, Role::Member).await?;
         let project = new.project_id.as_ref().map(ProjectId::as_str);
@@ -184,7 +206,7 @@ impl Board {
         let before = self.find_card(&self.pool, id.as_str()).await?;
         self.require(&self.pool, actor, &before.tenant_id, Role::Member)
             .await?;
-        let patch = input.open()?;
+        let patch = input.open()?.checked()?;
         let mut tx = self.begin_write().await?;
         let (card, set) = self.lock_card(&mut tx, id.as_str()).await?;
         let at = now();

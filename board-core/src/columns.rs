@@ -108,6 +108,16 @@ impl FromJson for NewColumn {
     }
 }
 
+impl NewColumn {
+    /// Applies the rules a typed input must meet too: the name is trimmed and
+    /// 1..=100 characters.
+    pub fn checked(mut self) -> Result<Self> {
+        self.name =
+            validate::check_name(&self.name).map_err(|m| ValidationErrors::one("name", m))?;
+        Ok(self)
+    }
+}
+
 pub(crate) const COLUMN_SELECT: &str =
     "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done \
      FROM columns c JOIN column_sets s ON s.id = c.set_id";
@@ -185,7 +195,7 @@ impl Board {
     /// empty set becomes its done column whatever `done` says; `done: true`
     /// moves the mark from the set's previous done column.
     pub async fn create_column(&self, actor: &Actor, input: Input<NewColumn>) -> Result<Column> {
-        let new = input.open()?;
+        let new = input.open()?.checked()?;
         let ws = new.tenant_id.as_str();
         self.require(&self.pool, actor, ws, Role::Member).await?;
         let mut tx = self.begin_write().await?;

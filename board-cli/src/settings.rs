@@ -1,0 +1,95 @@
+//! `board settings set --workspace W KEY VALUE`.
+
+use board_core::{Actor, Board, ColumnScope, SettingsPatch};
+use clap::{Subcommand, ValueEnum};
+
+use crate::output::Out;
+
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Change one setting of a workspace.
+    Set {
+        /// The workspace, by id or unique name.
+        #[arg(long)]
+        workspace: String,
+        #[command(subcommand)]
+        setting: Setting,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Setting {
+    /// Which column set holds for project cards.
+    ColumnScope {
+        #[arg(value_enum)]
+        value: ScopeArg,
+    },
+    /// Whether columns may be created, edited, reordered and deleted.
+    ColumnManagement {
+        #[arg(value_enum)]
+        value: OnOff,
+    },
+    /// Whether cards of different projects may be linked.
+    AllowCrossProjectLinks {
+        #[arg(value_enum)]
+        value: OnOff,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum ScopeArg {
+    Tenant,
+    Project,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
+    let Cmd::Set { workspace, setting } = cmd;
+    let ws = board.find_workspace(&workspace).await?;
+    let mut patch = SettingsPatch {
+        tenant_id: ws.id.clone(),
+        column_scope: None,
+        column_management: None,
+        allow_cross_project_links: None,
+    };
+    match setting {
+        Setting::ColumnScope { value } => {
+            patch.column_scope = Some(match value {
+                ScopeArg::Tenant => ColumnScope::Tenant,
+                ScopeArg::Project => ColumnScope::Project,
+            })
+        }
+        Setting::ColumnManagement { value } => {
+            patch.column_management = Some(matches!(value, OnOff::On))
+        }
+        Setting::AllowCrossProjectLinks { value } => {
+            patch.allow_cross_project_links = Some(matches!(value, OnOff::On))
+        }
+    }
+    let s = board
+        .update_settings(&Actor::Operator, patch.into())
+        .await?;
+    out.value(&s, || {
+        format!(
+            "workspace {:?}: columnScope {}, columnManagement {}, allowCrossProjectLinks {}",
+            ws.name,
+            s.column_scope.as_str(),
+            on_off(s.column_management),
+            on_off(s.allow_cross_project_links)
+        )
+    });
+    Ok(())
+}
+
+fn on_off(b: bool) -> &'static str {
+    if b {
+        "on"
+    } else {
+        "off"
+    }
+}
