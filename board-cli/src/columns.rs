@@ -1,6 +1,6 @@
 //! `board columns list --workspace W [--project P]`.
 
-use board_core::{Actor, Board};
+use board_core::{Actor, Board, ColumnOrder, Input};
 use clap::Subcommand;
 
 use crate::output::Out;
@@ -17,10 +17,28 @@ pub enum Cmd {
         #[arg(long)]
         project: Option<String>,
     },
+    /// Reorder columns of one set: the given ids take, in this order, the
+    /// positions they already occupy together.
+    Reorder {
+        /// Column ids, in their new order.
+        #[arg(required = true)]
+        ids: Vec<String>,
+    },
 }
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
-    let Cmd::List { workspace, project } = cmd;
+    let (workspace, project) = match cmd {
+        Cmd::List { workspace, project } => (workspace, project),
+        Cmd::Reorder { ids } => {
+            let body = serde_json::json!({ "columnIds": ids });
+            let input: Input<ColumnOrder> = Input::from_value(&body);
+            let updated = board.reorder_columns(&Actor::Operator, input).await?;
+            out.value(&serde_json::json!({ "updated": updated }), || {
+                format!("{updated} column(s) reordered")
+            });
+            return Ok(());
+        }
+    };
     let ws = board.find_workspace(&workspace).await?;
     let columns = board
         .list_columns(&Actor::Operator, Some(ws.id.as_str()), project.as_deref())

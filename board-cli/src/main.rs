@@ -4,6 +4,7 @@
 
 mod account;
 mod card;
+mod column;
 mod columns;
 mod history;
 mod output;
@@ -62,9 +63,12 @@ enum Command {
     /// Cards.
     #[command(subcommand)]
     Card(card::Cmd),
-    /// Column sets.
+    /// Column sets: list, reorder.
     #[command(subcommand)]
     Columns(columns::Cmd),
+    /// One column: delete.
+    #[command(subcommand)]
+    Column(column::Cmd),
     /// A card's column history.
     History(history::Args),
 }
@@ -103,6 +107,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Settings(cmd) => settings::run(&board, out, cmd).await,
         Command::Card(cmd) => card::run(&board, out, cmd).await,
         Command::Columns(cmd) => columns::run(&board, out, cmd).await,
+        Command::Column(cmd) => column::run(&board, out, cmd).await,
         Command::History(args) => history::run(&board, out, args).await,
     };
     board.close().await;

@@ -139,6 +139,17 @@ pub(crate) fn new_id() -> String {
     cuid2::create_id()
 }
 
+/// An SQL expression giving a fresh id of the cuid2 shape (`[a-z][a-z0-9]{23}`)
+/// for each row of a set-based insert, where ids cannot come from Rust one by one.
+pub(crate) fn sql_new_id(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Sqlite => "('h' || substr(lower(hex(randomblob(12))), 1, 23))",
+        Backend::Postgres => {
+            "('h' || substr(md5(random()::text || clock_timestamp()::text), 1, 23))"
+        }
+    }
+}
+
 /// The current time as fixed-width RFC 3339 UTC text with milliseconds
 /// (`2026-11-21T23:43:00.000Z`). Strictly increasing within one process, so
 /// rows written one after another sort in the order they were written.

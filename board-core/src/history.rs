@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::access::{Actor, Role};
-use crate::db::{new_id, now, Tx};
+use crate::db::{new_id, now, sql_new_id, Backend, Tx};
 use crate::error::Result;
 use crate::ids::CardId;
 use crate::Board;
@@ -38,6 +38,33 @@ pub(crate) async fn append(tx: &mut Tx, card: &str, from: Option<&str>, to: &str
     .bind(now())
     .execute(&mut **tx)
     .await?;
+    Ok(())
+}
+
+/// Appends one entry (`from_name` → `to_name`) to every card now in `column`,
+/// in one statement. Called by column deletion with `MOVE`, before the move.
+pub(crate) async fn append_column_move(
+    tx: &mut Tx,
+    backend: Backend,
+    column: &str,
+    from_name: &str,
+    to_name: &str,
+) -> Result<()> {
+    let sql = format!(
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
+         SELECT {}, c.id, \
+                (SELECT COALESCE(MAX(h.seq), 0) + 1 FROM history h WHERE h.card_id = c.id), \
+                $2, $3, $4 \
+         FROM cards c WHERE c.column_id = $1",
+        sql_new_id(backend)
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(column)
+        .bind(from_name)
+        .bind(to_name)
+        .bind(now())
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 

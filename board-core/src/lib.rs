@@ -56,7 +56,9 @@ use sqlx::AnyPool;
 
 pub use access::{Account, Actor, IssuedToken, Membership, Role};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
-pub use columns::{Accent, Column, NewColumn};
+pub use columns::{
+    Accent, CardsFate, Column, ColumnDeleted, ColumnOrder, ColumnPatch, DeleteColumn, NewColumn,
+};
 pub use db::Backend;
 pub use error::{Error, Result, Rule, ValidationErrors};
 pub use history::HistoryEntry;

@@ -5,6 +5,14 @@
 //! locking the set row in every write): positions are unique in a set, and a
 //! non-empty set has exactly one done column.
 
+mod delete;
+mod order;
+mod update;
+
+pub use delete::{CardsFate, ColumnDeleted, DeleteColumn, CONFIRM_DELETE_CARDS};
+pub use order::ColumnOrder;
+pub use update::ColumnPatch;
+
 use serde::Serialize;
 use serde_json::Value;
 use sqlx::any::AnyRow;
@@ -222,6 +230,37 @@ impl Board {
             position: next,
             done,
         })
+    }
+
+    /// The workspace and set of a column; 404 when it does not exist.
+    pub(crate) async fn column_home<'e, E>(&self, exec: E, id: &str) -> Result<(String, String)>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let home: Option<(String, String)> = sqlx::query_as(
+            "SELECT s.workspace_id, c.set_id FROM columns c JOIN column_sets s ON s.id = c.set_id \
+             WHERE c.id = $1",
+        )
+        .bind(id)
+        .fetch_optional(exec)
+        .await?;
+        home.ok_or(Error::NotFound("column"))
+    }
+
+    /// A column; 404 when it does not exist.
+    pub(crate) async fn find_column<'e, E>(&self, exec: E, id: &str) -> Result<Column>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let sql = format!("{COLUMN_SELECT} WHERE c.id = $1");
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(exec)
+            .await?;
+        row.as_ref()
+            .map(column_from_row)
+            .transpose()?
+            .ok_or(Error::NotFound("column"))
     }
 
     /// 403 `COLUMN_MANAGEMENT_DISABLED` when the workspace locks column editing.

@@ -1,0 +1,217 @@
+//! `DELETE /api/columns/[id]`: the cards either move to another column of the
+//! set (appended in their order, one history entry each) or are deleted with
+//! everything hanging off them. A few set-based statements, whatever the count.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::access::{Actor, Role};
+use crate::db::{lock_row, Lock, Tx};
+use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::history;
+use crate::ids::ColumnId;
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::Board;
+
+/// The exact confirmation that deleting a column's cards needs.
+pub const CONFIRM_DELETE_CARDS: &str = "APAGAR CARDS";
+
+/// What happens to the cards of a deleted column.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CardsFate {
+    /// Append them to another column of the same set.
+    Move {
+        /// The column that receives them (`targetColumnId`).
+        target: ColumnId,
+    },
+    /// Delete them, with their comments, attachments, relations and history.
+    Delete {
+        /// Must be [`CONFIRM_DELETE_CARDS`].
+        confirm: String,
+    },
+}
+
+/// The body of `DELETE /api/columns/[id]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeleteColumn {
+    /// The decision about the cards (`cards`: `MOVE` or `DELETE`).
+    pub cards: CardsFate,
+}
+
+impl FromJson for DeleteColumn {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let cards = f.required("cards", |v| validate::one_of(v, &["MOVE", "DELETE"]));
+        let target = f.optional("targetColumnId", validate::cuid);
+        let confirm = f.optional("confirm", validate::string);
+        let fate = match (cards, target, confirm) {
+            (Some("MOVE"), Some(t), _) => Some(CardsFate::Move {
+                target: ColumnId::from_db(t),
+            }),
+            (Some("MOVE"), None, _) => {
+                f.field_error("targetColumnId", "Required when cards is MOVE");
+                None
+            }
+            (Some(_), _, Some(c)) => Some(CardsFate::Delete { confirm: c }),
+            (Some(_), _, None) => {
+                f.field_error("confirm", "Required when cards is DELETE");
+                None
+            }
+            (None, _, _) => None,
+        };
+        f.finish()?;
+        DeleteColumn {
+            cards: fate.expect("checked"),
+        }
+        .checked()
+    }
+}
+
+impl DeleteColumn {
+    /// Applies the rules a typed input must meet too: deleting cards needs the
+    /// exact confirmation.
+    pub fn checked(self) -> Result<Self> {
+        match &self.cards {
+            CardsFate::Delete { confirm } if confirm != CONFIRM_DELETE_CARDS => {
+                Err(ValidationErrors::one(
+                    "confirm",
+                    format!("Must be exactly '{CONFIRM_DELETE_CARDS}'"),
+                ))
+            }
+            _ => Ok(self),
+        }
+    }
+}
+
+/// The outcome of a column deletion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ColumnDeleted {
+    /// Always `true`.
+    pub deleted: bool,
+    /// Cards moved to the target column.
+    pub cards_moved: u64,
+    /// Cards deleted with the column.
+    pub cards_deleted: u64,
+}
+
+impl Board {
+    /// Deletes a column (Member). Refused with `LAST_COLUMN` for the last column
+    /// of its set, `DONE_COLUMN` for the done column (mark another first), and
+    /// `INVALID_TARGET_COLUMN` for a target outside the set.
+    pub async fn delete_column(
+        &self,
+        actor: &Actor,
+        id: &ColumnId,
+        input: Input<DeleteColumn>,
+    ) -> Result<ColumnDeleted> {
+        let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
+        self.require(&self.pool, actor, &ws, Role::Member).await?;
+        let mut tx = self.begin_write().await?;
+        self.require_column_management(&mut tx, &ws).await?;
+        let del = input.open()?.checked()?;
+        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
+        // Under the lock: the column may have gone, or lost/gained the mark.
+        let column = self.find_column(&mut *tx, id.as_str()).await?;
+        let columns: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM columns WHERE set_id = $1")
+            .bind(set.as_str())
+            .fetch_one(&mut *tx)
+            .await?;
+        if columns <= 1 {
+            return Err(Error::rule(
+                Rule::LastColumn,
+                "a set keeps at least one column",
+            ));
+        }
+        if column.done {
+            return Err(Error::rule(
+                Rule::DoneColumn,
+                "the done column cannot be deleted: mark another column done first",
+            ));
+        }
+        let mut files = Vec::new();
+        let mut outcome = ColumnDeleted {
+            deleted: true,
+            cards_moved: 0,
+            cards_deleted: 0,
+        };
+        match del.cards {
+            CardsFate::Move { target } => {
+                let to_name = target_in_set(&mut tx, &target, id, &set).await?;
+                outcome.cards_moved =
+                    move_cards(&mut tx, self.backend, id, &target, &column.name, &to_name).await?;
+            }
+            CardsFate::Delete { .. } => {
+                files = sqlx::query_scalar(
+                    "SELECT a.stored_name FROM attachments a JOIN cards c ON c.id = a.card_id \
+                     WHERE c.column_id = $1",
+                )
+                .bind(id.as_str())
+                .fetch_all(&mut *tx)
+                .await?;
+                outcome.cards_deleted = sqlx::query("DELETE FROM cards WHERE column_id = $1")
+                    .bind(id.as_str())
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+            }
+        }
+        sqlx::query("DELETE FROM columns WHERE id = $1")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        crate::files::remove_stored(&self.files_dir, &files).await;
+        Ok(outcome)
+    }
+}
+
+/// The name of `target` when it is another column of `set`.
+async fn target_in_set(tx: &mut Tx, target: &ColumnId, id: &ColumnId, set: &str) -> Result<String> {
+    let name: Option<String> = if target == id {
+        None
+    } else {
+        sqlx::query_scalar("SELECT name FROM columns WHERE id = $1 AND set_id = $2")
+            .bind(target.as_str())
+            .bind(set)
+            .fetch_optional(&mut **tx)
+            .await?
+    };
+    name.ok_or_else(|| {
+        Error::rule(
+            Rule::InvalidTargetColumn,
+            "the target must be another column of the same set",
+        )
+    })
+}
+
+/// Appends every card of `from` to the end of `to`, keeping their order, with
+/// one history entry each: two statements whatever the number of cards.
+async fn move_cards(
+    tx: &mut Tx,
+    backend: crate::Backend,
+    from: &ColumnId,
+    to: &ColumnId,
+    from_name: &str,
+    to_name: &str,
+) -> Result<u64> {
+    history::append_column_move(tx, backend, from.as_str(), from_name, to_name).await?;
+    let last: i64 =
+        sqlx::query_scalar("SELECT COALESCE(MAX(position), -1) FROM cards WHERE column_id = $1")
+            .bind(to.as_str())
+            .fetch_one(&mut **tx)
+            .await?;
+    let moved = sqlx::query(
+        "UPDATE cards SET column_id = $2, position = $3 + ranked.rn, updated_at = $4 \
+         FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY position, created_at, id) AS rn \
+               FROM cards WHERE column_id = $1) AS ranked \
+         WHERE cards.id = ranked.id",
+    )
+    .bind(from.as_str())
+    .bind(to.as_str())
+    .bind(last)
+    .bind(crate::db::now())
+    .execute(&mut **tx)
+    .await?;
+    Ok(moved.rows_affected())
+}

@@ -1,0 +1,152 @@
+//! `PATCH /api/columns/order`: the given columns take, in the given order, the
+//! positions they already occupy together. Other columns keep theirs.
+
+use std::collections::{BTreeSet, HashSet};
+
+use serde_json::Value;
+
+use crate::access::{Actor, Role};
+use crate::db::{lock_row, Lock};
+use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::ids::ColumnId;
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::Board;
+
+/// The most ids one reorder takes.
+pub const MAX_REORDER: usize = 1000;
+
+/// The body of `PATCH /api/columns/order`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ColumnOrder {
+    /// Columns of one set, in their new order (non-empty, no duplicates).
+    pub column_ids: Vec<ColumnId>,
+}
+
+impl FromJson for ColumnOrder {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let ids = f.required("columnIds", |v| {
+            let items = v.as_array().ok_or_else(|| "Expected array".to_string())?;
+            items
+                .iter()
+                .map(validate::string)
+                .collect::<Result<Vec<_>, _>>()
+        });
+        f.finish()?;
+        let ids = ids.expect("checked");
+        check_ids(&ids)?;
+        // A well-formed body naming an id that cannot exist: that column is not found.
+        ids.iter()
+            .map(|s| ColumnId::parse(s).ok_or(Error::NotFound("column")))
+            .collect::<Result<Vec<_>>>()
+            .map(|column_ids| ColumnOrder { column_ids })
+    }
+}
+
+fn check_ids<S: AsRef<str>>(ids: &[S]) -> Result<()> {
+    let message = if ids.is_empty() {
+        "Array must contain at least 1 element(s)".to_string()
+    } else if ids.len() > MAX_REORDER {
+        format!("Array must contain at most {MAX_REORDER} element(s)")
+    } else if ids.iter().map(AsRef::as_ref).collect::<HashSet<_>>().len() != ids.len() {
+        "Ids must be unique".to_string()
+    } else {
+        return Ok(());
+    };
+    Err(ValidationErrors::one("columnIds", message))
+}
+
+impl ColumnOrder {
+    /// Applies the rules a typed input must meet too (non-empty, no duplicates).
+    pub fn checked(self) -> Result<Self> {
+        check_ids(&self.column_ids)?;
+        Ok(self)
+    }
+}
+
+fn placeholders(from: usize, n: usize) -> String {
+    (from..from + n)
+        .map(|i| format!("${i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Board {
+    /// Reorders a subset of one set (Member); returns how many columns were
+    /// given. Unknown ids are 404, ids of several sets `MIXED_SETS`.
+    pub async fn reorder_columns(&self, actor: &Actor, input: Input<ColumnOrder>) -> Result<usize> {
+        let ids = input.open()?.checked()?.column_ids;
+        let sql = format!(
+            "SELECT DISTINCT s.workspace_id, c.set_id FROM columns c \
+             JOIN column_sets s ON s.id = c.set_id WHERE c.id IN ({})",
+            placeholders(1, ids.len())
+        );
+        let count_sql = format!(
+            "SELECT COUNT(*) FROM columns WHERE id IN ({})",
+            placeholders(1, ids.len())
+        );
+        let mut q = sqlx::query_as::<_, (String, String)>(sqlx::AssertSqlSafe(sql));
+        let mut count = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(count_sql));
+        for id in &ids {
+            q = q.bind(id.as_str());
+            count = count.bind(id.as_str());
+        }
+        if count.fetch_one(&self.pool).await? != ids.len() as i64 {
+            return Err(Error::NotFound("column"));
+        }
+        let homes = q.fetch_all(&self.pool).await?;
+        let workspaces: BTreeSet<&str> = homes.iter().map(|(w, _)| w.as_str()).collect();
+        for ws in &workspaces {
+            self.require(&self.pool, actor, ws, Role::Member).await?;
+        }
+        let mut tx = self.begin_write().await?;
+        for ws in &workspaces {
+            self.require_column_management(&mut tx, ws).await?;
+        }
+        let [(_, set)] = homes.as_slice() else {
+            return Err(Error::rule(
+                Rule::MixedSets,
+                "the columns belong to several sets: reorder one set at a time",
+            ));
+        };
+        lock_row(&mut tx, self.backend, Lock::ColumnSet, set).await?;
+        // Under the lock: the positions the given columns hold together now.
+        let sql = format!(
+            "SELECT position FROM columns WHERE set_id = $1 AND id IN ({}) ORDER BY position",
+            placeholders(2, ids.len())
+        );
+        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).bind(set.as_str());
+        for id in &ids {
+            q = q.bind(id.as_str());
+        }
+        let positions = q.fetch_all(&mut *tx).await?;
+        if positions.len() != ids.len() {
+            return Err(Error::NotFound("column"));
+        }
+        // Two statements, so the unique (set, position) index never sees a
+        // transient duplicate: park the columns on negative positions, then
+        // give each its new place.
+        let sql = format!(
+            "UPDATE columns SET position = -1 - position WHERE set_id = $1 AND id IN ({})",
+            placeholders(2, ids.len())
+        );
+        let mut park = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(set.as_str());
+        for id in &ids {
+            park = park.bind(id.as_str());
+        }
+        park.execute(&mut *tx).await?;
+        let cases: String = (0..ids.len())
+            .map(|i| format!(" WHEN ${} THEN ${}", 2 * i + 2, 2 * i + 3))
+            .collect();
+        let sql = format!(
+            "UPDATE columns SET position = CASE id{cases} END WHERE set_id = $1 AND position < 0"
+        );
+        let mut place = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(set.as_str());
+        for (id, position) in ids.iter().zip(&positions) {
+            place = place.bind(id.as_str()).bind(*position);
+        }
+        place.execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(ids.len())
+    }
+}

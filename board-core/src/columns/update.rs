@@ -1,0 +1,95 @@
+//! `PATCH /api/columns/[id]`: rename, recolour, and take the done mark.
+
+use serde_json::Value;
+
+use super::{accent, Accent, Column};
+use crate::access::{Actor, Role};
+use crate::db::{lock_row, Lock};
+use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::ids::ColumnId;
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::Board;
+
+/// The body of `PATCH /api/columns/[id]`; absent fields stay as they are.
+/// `tenantId` and `projectId` are refused: a column's set is immutable.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ColumnPatch {
+    /// New name (trimmed, 1..=100 characters).
+    pub name: Option<String>,
+    /// New accent (`color` on the wire).
+    pub color: Option<Accent>,
+    /// `true` moves the done mark here; `false` on the done column is refused.
+    pub done: Option<bool>,
+}
+
+impl FromJson for ColumnPatch {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let name = f.optional("name", validate::name);
+        let color = f.optional("color", accent);
+        let done = f.optional("done", validate::boolean);
+        f.finish()?;
+        Ok(ColumnPatch { name, color, done })
+    }
+}
+
+impl ColumnPatch {
+    /// Applies the rules a typed input must meet too (the name rule).
+    pub fn checked(mut self) -> Result<Self> {
+        if let Some(n) = &self.name {
+            self.name =
+                Some(validate::check_name(n).map_err(|m| ValidationErrors::one("name", m))?);
+        }
+        Ok(self)
+    }
+}
+
+impl Board {
+    /// Renames, recolours or marks a column done (Member). The done mark moves
+    /// from the set's previous done column; unsetting it is refused with
+    /// `DONE_MARK_REQUIRED` (mark another column instead).
+    pub async fn update_column(
+        &self,
+        actor: &Actor,
+        id: &ColumnId,
+        input: Input<ColumnPatch>,
+    ) -> Result<Column> {
+        let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
+        self.require(&self.pool, actor, &ws, Role::Member).await?;
+        let mut tx = self.begin_write().await?;
+        self.require_column_management(&mut tx, &ws).await?;
+        let patch = input.open()?.checked()?;
+        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
+        let current = self.find_column(&mut *tx, id.as_str()).await?;
+        match patch.done {
+            Some(false) if current.done => {
+                return Err(Error::rule(
+                    Rule::DoneMarkRequired,
+                    "a set keeps its done column: mark another column done instead",
+                ))
+            }
+            Some(true) if !current.done => {
+                sqlx::query("UPDATE columns SET done = 0 WHERE set_id = $1 AND done = 1")
+                    .bind(set.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query("UPDATE columns SET done = 1 WHERE id = $1")
+                    .bind(id.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            _ => {}
+        }
+        sqlx::query(
+            "UPDATE columns SET name = COALESCE($2, name), accent = COALESCE($3, accent) WHERE id = $1",
+        )
+        .bind(id.as_str())
+        .bind(patch.name)
+        .bind(patch.color.map(|c| c.as_str().to_string()))
+        .execute(&mut *tx)
+        .await?;
+        let column = self.find_column(&mut *tx, id.as_str()).await?;
+        tx.commit().await?;
+        Ok(column)
+    }
+}
