@@ -72,7 +72,7 @@ async fn board_cards(app: &App, column: &str) -> Vec<String> {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|k| id(k))
+                .map(id)
                 .collect()
         })
         .unwrap_or_default()
