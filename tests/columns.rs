@@ -67,14 +67,7 @@ async fn board_cards(app: &App, column: &str) -> Vec<String> {
         .unwrap()
         .iter()
         .find(|c| c["id"] == column)
-        .map(|c| {
-            c["cards"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(id)
-                .collect()
-        })
+        .map(|c| c["cards"].as_array().unwrap().iter().map(id).collect())
         .unwrap_or_default()
 }
 

@@ -47,3 +47,95 @@ async fn racing_first_starts_bootstrap_once_on_postgres() {
         .ok();
     assert_eq!(ws.as_array().unwrap().len(), 1);
 }
+
+/// Two `board-server` processes on one PostgreSQL database: racing requests
+/// split between them keep one done column per set and lose no card.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_servers_on_one_postgres_keep_the_column_invariants() {
+    if common::postgres_url().is_none() {
+        eprintln!("skipped: BOARD_TEST_POSTGRES_URL is not set");
+        return;
+    }
+    let app = std::sync::Arc::new(common::spawn_app(Backend::Postgres).await);
+    let (_second, second_base, _) = start_server(&app.db, &[]).await;
+    let bases = [app.base.clone(), second_base];
+    let mut columns = Vec::new();
+    for i in 0..10 {
+        let r = app
+            .call(
+                "POST",
+                "/api/columns",
+                Some(serde_json::json!({"tenantId": app.tenant, "name": format!("S{i}")})),
+            )
+            .await;
+        assert_eq!(r.status, 201);
+        columns.push(r.body["id"].as_str().unwrap().to_string());
+    }
+    for (i, col) in columns.iter().take(4).enumerate() {
+        for n in 0..5 {
+            let body = serde_json::json!({"tenantId": app.tenant, "title": format!("{i}-{n}"), "columnId": col});
+            assert_eq!(app.call("POST", "/api/cards", Some(body)).await.status, 201);
+        }
+    }
+    // Done marks on S4..S9 and crosswise deletions S0<->S1, S2<->S3, all at once,
+    // alternating between the two servers.
+    let mut requests = Vec::new();
+    for col in &columns[4..] {
+        requests.push((
+            "PATCH",
+            format!("/api/columns/{col}"),
+            serde_json::json!({"done": true}),
+        ));
+    }
+    for (a, b) in [(0, 1), (2, 3)] {
+        for (x, y) in [(a, b), (b, a)] {
+            requests.push((
+                "DELETE",
+                format!("/api/columns/{}", columns[x]),
+                serde_json::json!({"cards": "MOVE", "targetColumnId": columns[y]}),
+            ));
+        }
+    }
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(requests.len()));
+    let mut tasks = Vec::new();
+    for (i, (method, path, body)) in requests.into_iter().enumerate() {
+        let (app, barrier, base) = (app.clone(), barrier.clone(), bases[i % 2].clone());
+        tasks.push(tokio::spawn(async move {
+            let token = app.token.clone();
+            assert_eq!(
+                app.call_at(&base, &token, "GET", "/healthz", None)
+                    .await
+                    .status,
+                200
+            );
+            barrier.wait().await;
+            app.call_at(&base, &token, method, &path, Some(body)).await
+        }));
+    }
+    let mut statuses = Vec::new();
+    for t in tasks {
+        let r = t.await.unwrap();
+        assert!([200, 404, 422].contains(&r.status), "{r:?}");
+        statuses.push(r.status);
+    }
+    assert_eq!(
+        statuses.iter().take(6).filter(|s| **s == 200).count(),
+        6,
+        "{statuses:?}"
+    );
+    let r = app
+        .call("GET", &format!("/api/board?tenant={}", app.tenant), None)
+        .await;
+    let cols = r.body["columns"].as_array().unwrap();
+    assert_eq!(cols.iter().filter(|c| c["done"] == true).count(), 1);
+    assert_eq!(
+        cols.len(),
+        13 - 2,
+        "one deletion of each crosswise pair wins"
+    );
+    let cards: usize = cols
+        .iter()
+        .map(|c| c["cards"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(cards, 20, "no card lost");
+}

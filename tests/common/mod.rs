@@ -280,9 +280,22 @@ impl App {
 
     /// Sends a request with `token` as bearer (empty: no credential).
     pub async fn call_as(&self, token: &str, method: &str, path: &str, body: Option<Value>) -> Res {
+        self.call_at(&self.base, token, method, path, body).await
+    }
+
+    /// Sends a request to another server `base` (e.g. a second server on the
+    /// same database) with `token` as bearer.
+    pub async fn call_at(
+        &self,
+        base: &str,
+        token: &str,
+        method: &str,
+        path: &str,
+        body: Option<Value>,
+    ) -> Res {
         let mut req = self.http.request(
             reqwest::Method::from_bytes(method.as_bytes()).expect("method"),
-            format!("{}{path}", self.base),
+            format!("{base}{path}"),
         );
         if !token.is_empty() {
             req = req.bearer_auth(token);
