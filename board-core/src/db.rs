@@ -59,8 +59,15 @@ pub(crate) async fn connect(url: &str, max_connections: u32) -> Result<(AnyPool,
         .after_connect(move |conn, _| {
             Box::pin(async move {
                 if backend == Backend::Sqlite {
-                    let pragma = format!("PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}");
-                    conn.execute(sqlx::AssertSqlSafe(pragma)).await?;
+                    // WAL with synchronous=NORMAL never corrupts; a power cut may
+                    // lose the last commits. A larger page cache keeps set-based
+                    // statements over 100k rows in memory.
+                    let pragmas = format!(
+                        "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}; \
+                         PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; \
+                         PRAGMA temp_store = MEMORY"
+                    );
+                    conn.execute(sqlx::AssertSqlSafe(pragmas)).await?;
                 }
                 Ok(())
             })

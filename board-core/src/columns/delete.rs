@@ -196,20 +196,23 @@ async fn move_cards(
     to_name: &str,
 ) -> Result<u64> {
     history::append_column_move(tx, backend, from.as_str(), from_name, to_name).await?;
-    let last: i64 =
-        sqlx::query_scalar("SELECT COALESCE(MAX(position), -1) FROM cards WHERE column_id = $1")
-            .bind(to.as_str())
-            .fetch_one(&mut **tx)
-            .await?;
-    let moved = sqlx::query(
-        "UPDATE cards SET column_id = $2, position = $3 + ranked.rn, updated_at = $4 \
-         FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY position, created_at, id) AS rn \
-               FROM cards WHERE column_id = $1) AS ranked \
-         WHERE cards.id = ranked.id",
+    // Shift the cards past the target's last card in one statement: their
+    // relative order (position, then creation) is kept, gaps included.
+    let (last, first): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT COALESCE(MAX(position), -1) FROM cards WHERE column_id = $2), \
+                (SELECT COALESCE(MIN(position), 0) FROM cards WHERE column_id = $1)",
     )
     .bind(from.as_str())
     .bind(to.as_str())
-    .bind(last)
+    .fetch_one(&mut **tx)
+    .await?;
+    let moved = sqlx::query(
+        "UPDATE cards SET column_id = $2, position = position + $3, updated_at = $4 \
+         WHERE column_id = $1",
+    )
+    .bind(from.as_str())
+    .bind(to.as_str())
+    .bind(last + 1 - first)
     .bind(crate::db::now())
     .execute(&mut **tx)
     .await?;
