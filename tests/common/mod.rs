@@ -166,8 +166,10 @@ pub fn bin(name: &str) -> PathBuf {
     static BUILD: Once = Once::new();
     BUILD.call_once(|| {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        // The same targets `cargo test --workspace` builds, so the features of
+        // every dependency match and only the binaries are linked.
         let status = std::process::Command::new(cargo)
-            .args(["build", "--quiet", "-p", "board-server", "-p", "board-cli"])
+            .args(["build", "--quiet", "--workspace", "--all-targets"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .expect("run cargo build");
