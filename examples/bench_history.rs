@@ -215,9 +215,20 @@ async fn explain(board: &Board, pool: &AnyPool, sql: &str, binds: &[&str]) -> sq
         board_core::Backend::Postgres => ("EXPLAIN ", "QUERY PLAN"),
     };
     println!("plan of: {sql}");
-    let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{prefix}{text}")))
-        .fetch_all(pool)
+    // As in the operation: the cycle check runs after `db::index_joins_only`.
+    let mut tx = pool.begin().await?;
+    if board.backend() == board_core::Backend::Postgres && sql == CYCLE_SQL {
+        sqlx::query(
+            "SELECT set_config('enable_hashjoin', 'off', true), \
+             set_config('enable_mergejoin', 'off', true)",
+        )
+        .execute(&mut *tx)
         .await?;
+    }
+    let rows = sqlx::query(sqlx::AssertSqlSafe(format!("{prefix}{text}")))
+        .fetch_all(&mut *tx)
+        .await?;
+    tx.rollback().await?;
     for row in rows {
         use sqlx::Row;
         let line: String = row.try_get(column)?;

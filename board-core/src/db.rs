@@ -140,6 +140,22 @@ pub(crate) async fn lock_row(tx: &mut Tx, backend: Backend, lock: Lock, id: &str
     Ok(row.is_some())
 }
 
+/// Makes the rest of the transaction join through indexes only (PostgreSQL
+/// `SET LOCAL`; nothing on SQLite). For recursive walks such as the relation
+/// cycle check: the planner, guessing a few rows per step, would otherwise
+/// hash-join a full scan of the table at every step of a deep walk.
+pub(crate) async fn index_joins_only(tx: &mut Tx, backend: Backend) -> Result<()> {
+    if backend == Backend::Postgres {
+        sqlx::query(
+            "SELECT set_config('enable_hashjoin', 'off', true), \
+             set_config('enable_mergejoin', 'off', true)",
+        )
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
+}
+
 /// A new cuid2 id (24 characters, `[a-z][a-z0-9]{23}`).
 pub(crate) fn new_id() -> String {
     cuid2::create_id()

@@ -12,7 +12,7 @@ use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
 use crate::cards::Card;
-use crate::db::{lock_row, new_id, now, Lock, Tx};
+use crate::db::{index_joins_only, lock_row, new_id, now, Lock, Tx};
 use crate::error::{is_unique_violation, Error, Result, Rule};
 use crate::ids::{CardId, RelationId};
 use crate::settings;
@@ -208,11 +208,14 @@ impl Board {
         if link_exists(&mut **tx, &source.id, &target.id).await? {
             return Err(Error::LinkExists);
         }
-        if new.kind.is_acyclic() && reaches(&mut **tx, &target.id, &source.id, new.kind).await? {
-            return Err(Error::rule(
-                Rule::LinkCycle,
-                format!("this {} link would close a cycle", new.kind.as_str()),
-            ));
+        if new.kind.is_acyclic() {
+            index_joins_only(tx, self.backend).await?;
+            if reaches(&mut **tx, &target.id, &source.id, new.kind).await? {
+                return Err(Error::rule(
+                    Rule::LinkCycle,
+                    format!("this {} link would close a cycle", new.kind.as_str()),
+                ));
+            }
         }
         Ok(())
     }
