@@ -125,20 +125,44 @@ pub(crate) async fn begin_write(pool: &AnyPool, backend: Backend) -> Result<Tx> 
 pub(crate) enum Lock {
     /// A column set: its columns, their order, the done mark and the cards in them.
     ColumnSet,
+    /// A workspace: the links between its cards.
+    Workspace,
 }
 
-/// Locks one parent row for the rest of the transaction (`SELECT … FOR UPDATE`
-/// on PostgreSQL; SQLite already holds the database write lock). Returns whether
-/// the row exists.
+/// Locks one parent row for the rest of the transaction (PostgreSQL: `SELECT …
+/// FOR NO KEY UPDATE`, which serialises writers of the same parent but, unlike
+/// `FOR UPDATE`, lets inserts that only reference the row through a foreign key
+/// go on; SQLite already holds the database write lock). Returns whether the
+/// row exists.
 pub(crate) async fn lock_row(tx: &mut Tx, backend: Backend, lock: Lock, id: &str) -> Result<bool> {
     let sql = match (lock, backend) {
         (Lock::ColumnSet, Backend::Postgres) => {
-            "SELECT id FROM column_sets WHERE id = $1 FOR UPDATE"
+            "SELECT id FROM column_sets WHERE id = $1 FOR NO KEY UPDATE"
         }
         (Lock::ColumnSet, Backend::Sqlite) => "SELECT id FROM column_sets WHERE id = $1",
+        (Lock::Workspace, Backend::Postgres) => {
+            "SELECT id FROM workspaces WHERE id = $1 FOR NO KEY UPDATE"
+        }
+        (Lock::Workspace, Backend::Sqlite) => "SELECT id FROM workspaces WHERE id = $1",
     };
     let row: Option<AnyRow> = sqlx::query(sql).bind(id).fetch_optional(&mut **tx).await?;
     Ok(row.is_some())
+}
+
+/// Makes the rest of the transaction join through indexes only (PostgreSQL
+/// `SET LOCAL`; nothing on SQLite). For recursive walks such as the relation
+/// cycle check: the planner, guessing a few rows per step, would otherwise
+/// hash-join a full scan of the table at every step of a deep walk.
+pub(crate) async fn index_joins_only(tx: &mut Tx, backend: Backend) -> Result<()> {
+    if backend == Backend::Postgres {
+        sqlx::query(
+            "SELECT set_config('enable_hashjoin', 'off', true), \
+             set_config('enable_mergejoin', 'off', true)",
+        )
+        .execute(&mut **tx)
+        .await?;
+    }
+    Ok(())
 }
 
 /// A new cuid2 id (24 characters, `[a-z][a-z0-9]{23}`).

@@ -5,6 +5,7 @@
 pub mod cards;
 pub mod columns;
 pub mod health;
+pub mod relations;
 pub mod settings;
 
 use std::collections::HashMap;
@@ -106,6 +107,8 @@ pub fn all(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         .or(settings::routes(app.clone()))
         .unify()
         .or(columns::routes(app.clone()))
+        .unify()
+        .or(relations::routes(app.clone()))
         .unify()
         .or(cards::routes(app))
         .unify()
