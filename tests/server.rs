@@ -139,3 +139,44 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
         .sum();
     assert_eq!(cards, 20, "no card lost");
 }
+
+on_both_backends! {
+    async fn metrics_count_requests_per_route_and_request_ids_are_echoed(backend) {
+        let app = common::spawn_app(backend).await;
+        let cols = format!("/api/columns?tenant={}", app.tenant);
+        for _ in 0..3 {
+            assert_eq!(app.call("GET", &cols, None).await.status, 200);
+        }
+        assert_eq!(app.call_as("", "GET", &cols, None).await.status, 401);
+        let card = app.card("m").await;
+        let id = card["id"].as_str().unwrap();
+        for _ in 0..2 {
+            app.call("GET", &format!("/api/cards/{id}/history"), None).await;
+        }
+        let res = reqwest::Client::new()
+            .get(format!("{}/metrics", app.base))
+            .header("x-request-id", "trace-me-42")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+        assert_eq!(res.headers()["x-request-id"], "trace-me-42");
+        let text = res.text().await.unwrap();
+        for line in [
+            "board_http_requests_total{method=\"GET\",route=\"/api/columns\",status=\"200\"} 3",
+            "board_http_requests_total{method=\"GET\",route=\"/api/columns\",status=\"401\"} 1",
+            "board_http_requests_total{method=\"POST\",route=\"/api/cards\",status=\"201\"} 1",
+            "board_http_requests_total{method=\"GET\",route=\"/api/cards/{id}/history\",status=\"200\"} 2",
+            "board_http_request_duration_seconds_count{method=\"GET\",route=\"/api/columns\"} 4",
+        ] {
+            assert!(text.contains(line), "missing {line} in\n{text}");
+        }
+        assert!(text.contains("board_db_pool_connections "), "{text}");
+        // Without a request id, the server makes one.
+        let res = reqwest::Client::new().get(format!("{}/healthz", app.base)).send().await.unwrap();
+        let generated = res.headers()["x-request-id"].to_str().unwrap().to_string();
+        assert_eq!(generated.len(), 24, "{generated}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+    }
+}

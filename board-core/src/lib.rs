@@ -138,6 +138,15 @@ impl Board {
         &self.files_dir
     }
 
+    /// The pool's use: (open connections, idle connections, limit).
+    pub fn pool_stats(&self) -> (u32, usize, u32) {
+        (
+            self.pool.size(),
+            self.pool.num_idle(),
+            self.pool.options().get_max_connections(),
+        )
+    }
+
     /// `Ok` when the database answers.
     pub async fn ping(&self) -> Result<()> {
         sqlx::query("SELECT 1").execute(&self.pool).await?;

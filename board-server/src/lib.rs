@@ -6,6 +6,8 @@
 pub mod auth;
 pub mod config;
 pub mod error;
+pub mod metrics;
+pub mod observe;
 pub mod routes;
 
 use std::sync::Arc;
@@ -31,21 +33,13 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     }
     let listener = TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
+    let metrics = Arc::new(metrics::Metrics::default());
     let app = Arc::new(routes::App {
         board: board.clone(),
         config,
+        metrics: metrics.clone(),
     });
-    let routes = routes::all(app)
-        .recover(error::recover)
-        .with(warp::log::custom(|info| {
-            tracing::info!(
-                method = %info.method(),
-                path = info.path(),
-                status = info.status().as_u16(),
-                latency_ms = info.elapsed().as_secs_f64() * 1000.0,
-                "request"
-            );
-        }));
+    let routes = observe::wrap(routes::all(app).recover(error::recover), metrics);
     println!("board-server listening on http://{addr}");
     tracing::info!(%addr, backend = ?board.backend(), "listening");
     warp::serve(routes)

@@ -1,15 +1,25 @@
-//! `GET /healthz`: no credential; 200 when the database answers.
+//! `GET /healthz` (200 with the version when the database answers) and
+//! `GET /metrics` (Prometheus text): no credential.
 
 use serde_json::json;
 use warp::http::StatusCode;
 use warp::reply::Response;
-use warp::Filter;
+use warp::{Filter, Reply};
 
 use super::{json, respond, with_app, Shared};
 
-/// The health route.
+/// The health and metrics routes.
 pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    warp::path!("healthz")
+    let metrics = warp::path!("metrics")
+        .and(warp::get())
+        .and(with_app(app.clone()))
+        .map(|app: Shared| {
+            let (size, idle, max) = app.board.pool_stats();
+            let body = app.metrics.render(size, idle, max);
+            warp::reply::with_header(body, "content-type", "text/plain; version=0.0.4")
+                .into_response()
+        });
+    let health = warp::path!("healthz")
         .and(warp::get())
         .and(with_app(app))
         .then(|app: Shared| {
@@ -20,6 +30,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
                     &json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}),
                 ))
             })
-        })
-        .boxed()
+        });
+    health.or(metrics).unify().boxed()
 }

@@ -32,6 +32,8 @@ pub struct App {
     pub board: Board,
     /// The configuration the server started with.
     pub config: Config,
+    /// Request counters and latencies, for `GET /metrics`.
+    pub metrics: Arc<crate::metrics::Metrics>,
 }
 
 /// The shared application state.

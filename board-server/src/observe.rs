@@ -1,0 +1,67 @@
+//! Around every request: a request id (the client's `X-Request-Id` when it is
+//! sane, else a new one) echoed in the response, one structured log line
+//! (method, route template, status, latency, request id), and the metrics.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use warp::http::{HeaderMap, HeaderValue, Method};
+use warp::reply::Response;
+use warp::{Filter, Reply};
+
+use crate::metrics::{route_template, Metrics};
+
+/// The request header (and response header) that carries the request id.
+pub const REQUEST_ID: &str = "x-request-id";
+
+fn request_id(headers: &HeaderMap) -> String {
+    headers
+        .get(REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
+        .map(str::to_string)
+        .unwrap_or_else(cuid2::create_id)
+}
+
+/// Wraps `inner` (which never rejects) with the request id, the log and the metrics.
+pub fn wrap<F, R>(
+    inner: F,
+    metrics: Arc<Metrics>,
+) -> impl Filter<Extract = (Response,), Error = std::convert::Infallible> + Clone
+where
+    F: Filter<Extract = (R,), Error = std::convert::Infallible> + Clone + Send + Sync + 'static,
+    R: Reply,
+{
+    warp::any()
+        .map(Instant::now)
+        .and(warp::method())
+        .and(warp::path::full())
+        .and(warp::header::headers_cloned())
+        .and(inner)
+        .map(
+            move |started: Instant,
+                  method: Method,
+                  path: warp::path::FullPath,
+                  headers: HeaderMap,
+                  reply: R| {
+                let id = request_id(&headers);
+                let mut response = reply.into_response();
+                if let Ok(value) = HeaderValue::from_str(&id) {
+                    response.headers_mut().insert(REQUEST_ID, value);
+                }
+                let route = route_template(path.as_str());
+                let status = response.status().as_u16();
+                let seconds = started.elapsed().as_secs_f64();
+                metrics.observe(method.as_str(), &route, status, seconds);
+                tracing::info!(
+                    method = %method,
+                    route = %route,
+                    status,
+                    latency_ms = seconds * 1000.0,
+                    request_id = %id,
+                    "request"
+                );
+                response
+            },
+        )
+}
