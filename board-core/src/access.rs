@@ -116,6 +116,20 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 impl Board {
     /// Turns a bearer token into an [`Actor`]. Malformed, unknown, revoked and
     /// expired tokens are all [`Error::Unauthenticated`].
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let dir = std::env::temp_dir().join(format!("board-doc-auth-{}", std::process::id()));
+    /// let board = board_core::Board::open(&format!("sqlite://{}/a.db", dir.display())).await?;
+    /// let erin = board.create_account("erin").await?;
+    /// let issued = board.create_token(&erin.id, Some(30 * 86_400)).await?;
+    /// assert_eq!(board.authenticate(&issued.token).await?, board_core::Actor::Account(erin.id));
+    /// board.revoke_token(&issued.token).await?;
+    /// assert!(board.authenticate(&issued.token).await.is_err());
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), board_core::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn authenticate(&self, token: &str) -> Result<Actor> {
         let (id, secret) = split_token(token).ok_or(Error::Unauthenticated)?;
         let row: Option<AnyRow> = sqlx::query(

@@ -248,6 +248,26 @@ impl Board {
     }
 
     /// Moves a card to another column (the CLI's `card move`); see [`Board::update_card`].
+    ///
+    /// ```
+    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// # let dir = std::env::temp_dir().join(format!("board-doc-move-{}", std::process::id()));
+    /// use board_core::{Actor, Board, CardId, NewCard};
+    /// let board = Board::open(&format!("sqlite://{}/m.db", dir.display())).await?;
+    /// let first = board.bootstrap().await?.expect("an empty database bootstraps");
+    /// let ws = first.workspace.id;
+    /// let columns = board.list_columns(&Actor::Operator, Some(ws.as_str()), None).await?;
+    /// let new = NewCard { tenant_id: ws, project_id: None, column_id: None, title: "Ship".into() };
+    /// let card = board.create_card(&Actor::Operator, new.into()).await?;
+    /// let id = CardId::from_path(&card.id)?;
+    /// board.move_card(&Actor::Operator, &id, &columns[2].id).await?;
+    /// let history = board.card_history(&Actor::Operator, &id).await?;
+    /// assert_eq!(history[1].from_name.as_deref(), Some("To do"));
+    /// assert_eq!(history[1].to_name, "Done");
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), board_core::Error>(())
+    /// # }).unwrap();
+    /// ```
     pub async fn move_card(&self, actor: &Actor, id: &CardId, to: &ColumnId) -> Result<Card> {
         let patch = CardPatch {
             title: None,
