@@ -6,7 +6,10 @@ use std::collections::BTreeSet;
 
 use sqlx::{Connection, PgConnection, Row, SqliteConnection};
 
-type Shape = (BTreeSet<(String, String, bool)>, BTreeSet<(String, String, bool)>);
+type Shape = (
+    BTreeSet<(String, String, bool)>,
+    BTreeSet<(String, String, bool)>,
+);
 
 /// (table, column, not-null) and (table, index, unique) of a SQLite database.
 async fn sqlite_shape(url: &str) -> Shape {
@@ -21,13 +24,21 @@ async fn sqlite_shape(url: &str) -> Shape {
     let (mut columns, mut indexes) = (BTreeSet::new(), BTreeSet::new());
     for t in tables {
         let sql = format!("SELECT name, \"notnull\", pk FROM pragma_table_info('{t}')");
-        for r in sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_all(&mut conn).await.unwrap() {
+        for r in sqlx::query(sqlx::AssertSqlSafe(sql))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+        {
             let notnull: i64 = r.get(1);
             let pk: i64 = r.get(2);
             columns.insert((t.clone(), r.get::<String, _>(0), notnull == 1 || pk > 0));
         }
         let sql = format!("SELECT name, \"unique\", origin FROM pragma_index_list('{t}')");
-        for r in sqlx::query(sqlx::AssertSqlSafe(sql)).fetch_all(&mut conn).await.unwrap() {
+        for r in sqlx::query(sqlx::AssertSqlSafe(sql))
+            .fetch_all(&mut conn)
+            .await
+            .unwrap()
+        {
             let origin: String = r.get(2);
             if origin == "c" {
                 let unique: i64 = r.get(1);
@@ -81,7 +92,9 @@ async fn both_migration_folders_give_the_same_schema() {
     let (lite_cols, lite_idx) = sqlite_shape(&lite.url).await;
     let (pg_cols, pg_idx) = postgres_shape(&pg.url).await;
     assert!(lite_cols.len() > 40, "{lite_cols:?}");
-    assert!(lite_idx.iter().any(|(_, name, unique)| name == "relations_pair" && *unique));
+    assert!(lite_idx
+        .iter()
+        .any(|(_, name, unique)| name == "relations_pair" && *unique));
     assert_eq!(lite_cols, pg_cols, "tables and columns differ");
     assert_eq!(lite_idx, pg_idx, "indexes differ");
 }

@@ -42,6 +42,8 @@ async fn racing_first_starts_bootstrap_once_on_postgres() {
         .filter(|(_, _, lines)| common::first_run(lines).is_some())
         .count();
     assert_eq!(tokens, 1, "exactly one server bootstraps");
-    let ws = common::cli(&db, &["--json", "workspace", "list"]).await.ok();
+    let ws = common::cli(&db, &["--json", "workspace", "list"])
+        .await
+        .ok();
     assert_eq!(ws.as_array().unwrap().len(), 1);
 }

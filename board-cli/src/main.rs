@@ -5,6 +5,7 @@
 mod account;
 mod card;
 mod columns;
+mod gc;
 mod history;
 mod output;
 mod project;
@@ -67,6 +68,8 @@ enum Command {
     Columns(columns::Cmd),
     /// A card's column history.
     History(history::Args),
+    /// Sweep loose uploads older than 24 h, orphan files and crash leftovers.
+    Gc,
 }
 
 #[tokio::main]
@@ -104,6 +107,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Card(cmd) => card::run(&board, out, cmd).await,
         Command::Columns(cmd) => columns::run(&board, out, cmd).await,
         Command::History(args) => history::run(&board, out, args).await,
+        Command::Gc => gc::run(&board, out).await,
     };
     board.close().await;
     result

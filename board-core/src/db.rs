@@ -118,6 +118,8 @@ pub(crate) async fn begin_write(pool: &AnyPool, backend: Backend) -> Result<Tx> 
 pub(crate) enum Lock {
     /// A column set: its columns, their order, the done mark and the cards in them.
     ColumnSet,
+    /// A card: its comments and attachments.
+    Card,
 }
 
 /// Locks one parent row for the rest of the transaction (`SELECT … FOR UPDATE`
@@ -129,6 +131,8 @@ pub(crate) async fn lock_row(tx: &mut Tx, backend: Backend, lock: Lock, id: &str
             "SELECT id FROM column_sets WHERE id = $1 FOR UPDATE"
         }
         (Lock::ColumnSet, Backend::Sqlite) => "SELECT id FROM column_sets WHERE id = $1",
+        (Lock::Card, Backend::Postgres) => "SELECT id FROM cards WHERE id = $1 FOR UPDATE",
+        (Lock::Card, Backend::Sqlite) => "SELECT id FROM cards WHERE id = $1",
     };
     let row: Option<AnyRow> = sqlx::query(sql).bind(id).fetch_optional(&mut **tx).await?;
     Ok(row.is_some())

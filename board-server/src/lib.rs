@@ -21,7 +21,11 @@ pub use config::Config;
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let mut options = Options::new(&config.database_url);
     options.files_dir = config.files_dir.clone();
+    options.max_attachment_bytes = config.max_attachment_bytes;
+    options.attachments_enabled = config.attachments == config::Switch::On;
     let board = Board::open_with(options).await?;
+    sweep(&board).await;
+    tokio::spawn(sweep_hourly(board.clone()));
     if let Some(first) = board.bootstrap().await? {
         println!(
             "First run: created workspace \"{}\" (tenant {}) and account \"{}\" (ADMIN).",
@@ -56,6 +60,30 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     board.close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h)
+/// and logs what it removed.
+async fn sweep(board: &Board) {
+    match board.sweep().await {
+        Ok(r) => tracing::info!(
+            loose_uploads = r.loose_uploads.len(),
+            orphan_files = r.orphan_files.len(),
+            temp_files = r.temp_files.len(),
+            recovered = r.recovered.len(),
+            "sweep"
+        ),
+        Err(e) => tracing::warn!(error = %e, "sweep failed"),
+    }
+}
+
+async fn sweep_hourly(board: Board) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        sweep(&board).await;
+    }
 }
 
 async fn shutdown_signal() {
