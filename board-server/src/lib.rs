@@ -50,11 +50,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
                 "request"
             );
         }));
+    let shutdown = shutdown_signal();
     println!("board-server listening on http://{addr}");
     tracing::info!(%addr, backend = ?board.backend(), "listening");
     warp::serve(routes)
         .incoming(listener)
-        .graceful(shutdown_signal())
+        .graceful(shutdown)
         .run()
         .await;
     board.close().await;
@@ -86,24 +87,31 @@ async fn sweep_hourly(board: Board) {
     }
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        tokio::signal::ctrl_c().await.ok();
-    };
+/// Registers the SIGINT/SIGTERM handlers now (before "listening" is printed, so
+/// an early signal is never lost) and resolves when one arrives.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    #[cfg(unix)]
+    let int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(term) => {},
+                _ = wait(int) => {},
             }
-            Err(_) => std::future::pending::<()>().await,
         }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+        #[cfg(not(unix))]
+        tokio::signal::ctrl_c().await.ok();
+        tracing::info!("shutting down: finishing requests in flight");
     }
-    tracing::info!("shutting down: finishing requests in flight");
 }

@@ -102,7 +102,7 @@ fn unreadable(e: warp::Error) -> Error {
 
 impl Multipart {
     /// After a refused upload, reads what the client is still sending (up to
-    /// [`DRAIN_LIMIT`], for at most 10 s) without keeping any of it.
+    /// 64 MiB, for at most 10 s) without keeping any of it.
     pub async fn drain_after_refusal(&mut self, response: &Response) {
         if response.status().is_success() || self.form.is_none() {
             return;
