@@ -221,4 +221,28 @@ on_both_backends! {
         let list = app.call("GET", &format!("/api/cards/{card}/attachments"), None).await;
         assert_eq!(list.body, json!([]));
     }
+
+    async fn racing_comments_on_one_card_all_land_in_order(backend) {
+        let app = std::sync::Arc::new(common::spawn_app(backend).await);
+        let card = id(&app.card("Busy").await);
+        let path = format!("/api/cards/{card}/comments");
+        let mut tasks = Vec::new();
+        for n in 0..24 {
+            let (app, path) = (app.clone(), path.clone());
+            tasks.push(tokio::spawn(async move {
+                app.call("POST", &path, Some(json!({"content": format!("racer {n}")}))).await
+            }));
+        }
+        for t in tasks {
+            let r = t.await.unwrap();
+            assert_eq!(r.status, 201, "{:?}", r.body);
+        }
+        let list = app.call("GET", &path, None).await;
+        let items = list.body.as_array().unwrap();
+        assert_eq!(items.len(), 24);
+        let created: Vec<&str> = items.iter().map(|c| c["createdAt"].as_str().unwrap()).collect();
+        let mut sorted = created.clone();
+        sorted.sort();
+        assert_eq!(created, sorted, "listed in the order they were written");
+    }
 }
