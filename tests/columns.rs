@@ -2,6 +2,7 @@
 //! deletion with the cards' fate, the settings lock, and racing requests.
 
 mod common;
+mod uploads;
 
 use std::sync::Arc;
 
@@ -313,6 +314,10 @@ on_both_backends! {
             .call("POST", "/api/cards", Some(json!({"tenantId": app.tenant, "title": "kept", "columnId": doing})))
             .await
             .body;
+        // A file attached to the card goes with it.
+        let up = uploads::upload(&app, &app.token, &format!("/api/cards/{}/attachments", id(&gone)), &[("files", "a.pdf", uploads::pdf())]).await;
+        assert_eq!(up.status, 201, "{:?}", up.body);
+        assert_eq!(uploads::files_in(&app.db.files_dir()).len(), 1);
         let path = format!("/api/columns/{todo}");
         for (body, field) in [
             (json!({}), "cards"),
@@ -334,6 +339,8 @@ on_both_backends! {
         assert_eq!(r.status, 200);
         assert_eq!(r.body, json!({"deleted": true, "cardsMoved": 0, "cardsDeleted": 1}));
         assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&gone)), None).await.status, 404);
+        assert_eq!(uploads::files_in(&app.db.files_dir()), Vec::<String>::new(), "the card's file is gone");
+        assert_eq!(uploads::attachment_rows(&app).await, 0);
         assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&kept)), None).await.status, 200);
 
         let out = app

@@ -6,6 +6,7 @@ mod account;
 mod card;
 mod column;
 mod columns;
+mod gc;
 mod history;
 mod output;
 mod project;
@@ -71,6 +72,8 @@ enum Command {
     Column(column::Cmd),
     /// A card's column history.
     History(history::Args),
+    /// Sweep loose uploads older than 24 h, orphan files and crash leftovers.
+    Gc,
 }
 
 #[tokio::main]
@@ -109,6 +112,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Columns(cmd) => columns::run(&board, out, cmd).await,
         Command::Column(cmd) => column::run(&board, out, cmd).await,
         Command::History(args) => history::run(&board, out, args).await,
+        Command::Gc => gc::run(&board, out).await,
     };
     board.close().await;
     result

@@ -284,6 +284,8 @@ impl Board {
             .await?;
         let mut tx = self.begin_write().await?;
         self.lock_card(&mut tx, id.as_str()).await?;
+        // The card row too: uploads and comments of the card wait for it.
+        lock_row(&mut tx, self.backend, Lock::Card, id.as_str()).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE card_id = $1")
                 .bind(id.as_str())
@@ -294,7 +296,7 @@ impl Board {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        crate::files::remove_stored(&self.files_dir, &files).await;
+        self.remove_files(&files).await;
         Ok(())
     }
 

@@ -127,6 +127,8 @@ pub(crate) enum Lock {
     ColumnSet,
     /// A workspace: the links between its cards.
     Workspace,
+    /// A card: its comments and attachments.
+    Card,
 }
 
 /// Locks one parent row for the rest of the transaction (PostgreSQL: `SELECT …
@@ -144,9 +146,24 @@ pub(crate) async fn lock_row(tx: &mut Tx, backend: Backend, lock: Lock, id: &str
             "SELECT id FROM workspaces WHERE id = $1 FOR NO KEY UPDATE"
         }
         (Lock::Workspace, Backend::Sqlite) => "SELECT id FROM workspaces WHERE id = $1",
+        (Lock::Card, Backend::Postgres) => "SELECT id FROM cards WHERE id = $1 FOR NO KEY UPDATE",
+        (Lock::Card, Backend::Sqlite) => "SELECT id FROM cards WHERE id = $1",
     };
     let row: Option<AnyRow> = sqlx::query(sql).bind(id).fetch_optional(&mut **tx).await?;
     Ok(row.is_some())
+}
+
+/// Locks every card of a column before they are deleted with it (PostgreSQL;
+/// SQLite already holds the write lock): uploads and comments in flight on those
+/// cards finish first, so the files they add are seen and removed too.
+pub(crate) async fn lock_column_cards(tx: &mut Tx, backend: Backend, column: &str) -> Result<()> {
+    if backend == Backend::Postgres {
+        sqlx::query("SELECT id FROM cards WHERE column_id = $1 FOR UPDATE")
+            .bind(column)
+            .execute(&mut **tx)
+            .await?;
+    }
+    Ok(())
 }
 
 /// Makes the rest of the transaction join through indexes only (PostgreSQL

@@ -1,7 +1,8 @@
 //! # board-core
 //!
 //! The typed operations of the board service and every rule of its contract:
-//! workspaces, accounts and tokens, column sets, cards and their history. The
+//! workspaces, accounts and tokens, column sets, cards and their history,
+//! comments and attachments (with their [`FileStore`]). The
 //! HTTP server (`board-server`) and the admin CLI (`board`) are thin layers over
 //! the same [`Board`] handle.
 //!
@@ -39,33 +40,42 @@
 //! ```
 
 pub mod access;
+pub mod attachments;
 pub mod cards;
 pub mod columns;
+pub mod comments;
 pub mod db;
+mod detect;
 pub mod error;
-mod files;
+pub mod files;
 pub mod history;
 pub mod ids;
 pub mod relations;
 pub mod settings;
+pub mod sweep;
 pub mod validate;
 pub mod workspaces;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sqlx::AnyPool;
 
 pub use access::{Account, Actor, IssuedToken, Membership, Role};
+pub use attachments::{Attachment, MemoryUpload, PartInfo, Scope, UploadSource};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
 pub use columns::{
     Accent, CardsFate, Column, ColumnDeleted, ColumnOrder, ColumnPatch, DeleteColumn, NewColumn,
 };
+pub use comments::{Comment, CommentInput};
 pub use db::Backend;
 pub use error::{Error, Result, Rule, ValidationErrors};
+pub use files::{FileStore, LocalDir};
 pub use history::HistoryEntry;
 pub use ids::*;
 pub use relations::{NewRelation, Relation, RelationKind};
 pub use settings::{ColumnScope, Settings, SettingsPatch};
+pub use sweep::SweepReport;
 pub use validate::{FromJson, Input};
 pub use workspaces::{Bootstrap, Project, Workspace};
 
@@ -73,6 +83,8 @@ pub use workspaces::{Bootstrap, Project, Workspace};
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://board-data/board.db";
 /// The default folder of stored files.
 pub const DEFAULT_FILES_DIR: &str = "board-data/files";
+/// The default largest attachment, in bytes (10 MiB).
+pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 10 * 1024 * 1024;
 
 /// How to open a [`Board`].
 #[derive(Debug, Clone)]
@@ -83,6 +95,12 @@ pub struct Options {
     pub files_dir: PathBuf,
     /// The most connections the pool opens.
     pub max_connections: u32,
+    /// The largest accepted attachment, in bytes.
+    pub max_attachment_bytes: u64,
+    /// Whether uploads are accepted at all (the installation's switch).
+    pub attachments_enabled: bool,
+    /// Another file store than the local folder `files_dir` (e.g. an object store).
+    pub file_store: Option<Arc<dyn FileStore>>,
 }
 
 impl Options {
@@ -92,17 +110,23 @@ impl Options {
             database_url: database_url.into(),
             files_dir: PathBuf::from(DEFAULT_FILES_DIR),
             max_connections: 16,
+            max_attachment_bytes: DEFAULT_MAX_ATTACHMENT_BYTES,
+            attachments_enabled: true,
+            file_store: None,
         }
     }
 }
 
-/// The handle every operation hangs off: the database pool and the files folder.
-/// Cheap to clone.
+/// The handle every operation hangs off: the database pool, the file store and
+/// the installation's attachment settings. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Board {
     pool: AnyPool,
     backend: Backend,
     files_dir: PathBuf,
+    store: Arc<dyn FileStore>,
+    max_attachment_bytes: u64,
+    attachments_enabled: bool,
 }
 
 impl Board {
@@ -115,16 +139,22 @@ impl Board {
     /// and creates the files folder.
     pub async fn open_with(options: Options) -> Result<Board> {
         let (pool, backend) = db::connect(&options.database_url, options.max_connections).await?;
-        std::fs::create_dir_all(&options.files_dir).map_err(|e| {
-            Error::Config(format!(
-                "cannot create {}: {e}",
-                options.files_dir.display()
-            ))
-        })?;
+        let store = match options.file_store {
+            Some(store) => store,
+            None => Arc::new(LocalDir::new(&options.files_dir).map_err(|e| {
+                Error::Config(format!(
+                    "cannot create {}: {e}",
+                    options.files_dir.display()
+                ))
+            })?),
+        };
         Ok(Board {
             pool,
             backend,
             files_dir: options.files_dir,
+            store,
+            max_attachment_bytes: options.max_attachment_bytes,
+            attachments_enabled: options.attachments_enabled,
         })
     }
 
@@ -133,7 +163,12 @@ impl Board {
         self.backend
     }
 
-    /// The folder of stored files.
+    /// The largest accepted attachment, in bytes.
+    pub fn max_attachment_bytes(&self) -> u64 {
+        self.max_attachment_bytes
+    }
+
+    /// The folder of stored files (of the default local store).
     pub fn files_dir(&self) -> &Path {
         &self.files_dir
     }

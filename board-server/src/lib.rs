@@ -23,7 +23,11 @@ pub use config::Config;
 pub async fn run(config: Config) -> anyhow::Result<()> {
     let mut options = Options::new(&config.database_url);
     options.files_dir = config.files_dir.clone();
+    options.max_attachment_bytes = config.max_attachment_bytes;
+    options.attachments_enabled = config.attachments == config::Switch::On;
     let board = Board::open_with(options).await?;
+    sweep(&board).await;
+    tokio::spawn(sweep_hourly(board.clone()));
     if let Some(first) = board.bootstrap().await? {
         println!(
             "First run: created workspace \"{}\" (tenant {}) and account \"{}\" (ADMIN).",
@@ -40,11 +44,12 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         metrics: metrics.clone(),
     });
     let routes = observe::wrap(routes::all(app).recover(error::recover), metrics);
+    let shutdown = shutdown_signal();
     println!("board-server listening on http://{addr}");
     tracing::info!(%addr, backend = ?board.backend(), "listening");
     warp::serve(routes)
         .incoming(listener)
-        .graceful(shutdown_signal())
+        .graceful(shutdown)
         .run()
         .await;
     board.close().await;
@@ -52,24 +57,55 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        tokio::signal::ctrl_c().await.ok();
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
+/// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h)
+/// and logs what it removed.
+async fn sweep(board: &Board) {
+    match board.sweep().await {
+        Ok(r) => tracing::info!(
+            loose_uploads = r.loose_uploads.len(),
+            orphan_files = r.orphan_files.len(),
+            temp_files = r.temp_files.len(),
+            recovered = r.recovered.len(),
+            "sweep"
+        ),
+        Err(e) => tracing::warn!(error = %e, "sweep failed"),
     }
-    tracing::info!("shutting down: finishing requests in flight");
+}
+
+async fn sweep_hourly(board: Board) {
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        sweep(&board).await;
+    }
+}
+
+/// Registers the SIGINT/SIGTERM handlers now (before "listening" is printed, so
+/// an early signal is never lost) and resolves when one arrives.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    let term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    #[cfg(unix)]
+    let int = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()).ok();
+    async move {
+        #[cfg(unix)]
+        {
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                _ = wait(term) => {},
+                _ = wait(int) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        tokio::signal::ctrl_c().await.ok();
+        tracing::info!("shutting down: finishing requests in flight");
+    }
 }

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::access::{Actor, Role};
-use crate::db::{lock_row, Lock, Tx};
+use crate::db::{lock_column_cards, lock_row, Lock, Tx};
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::history;
 use crate::ids::ColumnId;
@@ -142,6 +142,7 @@ impl Board {
                     move_cards(&mut tx, self.backend, id, &target, &column.name, &to_name).await?;
             }
             CardsFate::Delete { .. } => {
+                lock_column_cards(&mut tx, self.backend, id.as_str()).await?;
                 files = sqlx::query_scalar(
                     "SELECT a.stored_name FROM attachments a JOIN cards c ON c.id = a.card_id \
                      WHERE c.column_id = $1",
@@ -161,7 +162,7 @@ impl Board {
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
-        crate::files::remove_stored(&self.files_dir, &files).await;
+        self.remove_files(&files).await;
         Ok(outcome)
     }
 }

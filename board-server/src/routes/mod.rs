@@ -2,8 +2,11 @@
 //! authenticates, calls one core operation and maps its result; none rejects,
 //! so a failed request never falls through to another route.
 
+pub mod attachments;
 pub mod cards;
 pub mod columns;
+pub mod comments;
+pub mod files;
 pub mod health;
 pub mod relations;
 pub mod settings;
@@ -112,7 +115,13 @@ pub fn all(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         .unify()
         .or(relations::routes(app.clone()))
         .unify()
-        .or(cards::routes(app))
+        .or(cards::routes(app.clone()))
+        .unify()
+        .or(comments::routes(app.clone()))
+        .unify()
+        .or(attachments::routes(app.clone()))
+        .unify()
+        .or(files::routes(app))
         .unify()
         .boxed()
 }

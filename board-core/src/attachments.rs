@@ -1,0 +1,469 @@
+//! Attachments: uploads (streamed to temporary files against the size limit,
+//! typed by content, all or nothing), the card's list, deletion, and the
+//! access-checked download.
+
+use std::future::Future;
+
+use serde::Serialize;
+use sqlx::{Any, Executor};
+use tokio::io::AsyncWriteExt;
+
+use crate::access::{Actor, Role};
+use crate::db::{lock_row, new_id, now, Lock};
+use crate::detect::{self, TextCheck, HEAD_LEN};
+use crate::error::{Error, Result};
+use crate::files::FileReader;
+use crate::ids::{is_cuid, AttachmentId, CardId};
+use crate::Board;
+
+/// Where an attachment belongs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Scope {
+    /// Attached to the card (`POST /api/cards/[id]/attachments`).
+    Card,
+    /// An image for a comment, loose until a comment binds it.
+    Comment,
+}
+
+impl Scope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Scope::Card => "CARD",
+            Scope::Comment => "COMMENT",
+        }
+    }
+}
+
+/// An attachment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attachment {
+    /// Its id.
+    pub id: String,
+    /// The generated name the bytes are stored under.
+    pub stored_name: String,
+    /// The name the file was sent with (data only, never a path).
+    pub original_name: String,
+    /// The type detected from the content.
+    pub mime_type: String,
+    /// Its size in bytes.
+    pub size: i64,
+    /// `/api/files/<storedName>`.
+    pub url: String,
+    /// `CARD` or `COMMENT`.
+    pub scope: Scope,
+    /// The comment it is bound to (`None` for card attachments and loose uploads).
+    pub comment_id: Option<String>,
+    #[serde(skip)]
+    pub(crate) card_id: String,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    card_id: String,
+    comment_id: Option<String>,
+    scope: String,
+    stored_name: String,
+    original_name: String,
+    mime_type: String,
+    size: i64,
+}
+
+impl From<Row> for Attachment {
+    fn from(r: Row) -> Self {
+        Attachment {
+            url: format!("/api/files/{}", r.stored_name),
+            scope: if r.scope == "CARD" {
+                Scope::Card
+            } else {
+                Scope::Comment
+            },
+            id: r.id,
+            stored_name: r.stored_name,
+            original_name: r.original_name,
+            mime_type: r.mime_type,
+            size: r.size,
+            comment_id: r.comment_id,
+            card_id: r.card_id,
+        }
+    }
+}
+
+pub(crate) const ATTACHMENT_SELECT: &str =
+    "SELECT id, card_id, comment_id, scope, stored_name, original_name, mime_type, size \
+     FROM attachments";
+
+/// Loads attachments with a `WHERE …` clause and binds.
+pub(crate) async fn select<'e, E>(exec: E, clause: &str, binds: &[&str]) -> Result<Vec<Attachment>>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let sql = format!("{ATTACHMENT_SELECT} {clause}");
+    let mut q = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql));
+    for b in binds {
+        q = q.bind(*b);
+    }
+    Ok(q.fetch_all(exec)
+        .await?
+        .into_iter()
+        .map(Into::into)
+        .collect())
+}
+
+impl Attachment {
+    /// `Content-Disposition` per RFC 6266: `inline` for images, `attachment`
+    /// otherwise, with an ASCII fallback name and the UTF-8 original.
+    pub fn content_disposition(&self) -> String {
+        let kind = if detect::is_image(&self.mime_type) {
+            "inline"
+        } else {
+            "attachment"
+        };
+        let fallback: String = self
+            .original_name
+            .chars()
+            .map(|c| match c {
+                ' '..='~' if c != '"' && c != '\\' => c,
+                _ => '_',
+            })
+            .collect();
+        let mut encoded = String::new();
+        for b in self.original_name.bytes() {
+            match b {
+                b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' => encoded.push(b as char),
+                b'!' | b'#' | b'$' | b'&' | b'+' | b'-' | b'.' | b'^' | b'_' | b'`' | b'|'
+                | b'~' => encoded.push(b as char),
+                _ => encoded.push_str(&format!("%{b:02X}")),
+            }
+        }
+        format!("{kind}; filename=\"{fallback}\"; filename*=UTF-8''{encoded}")
+    }
+}
+
+/// One part of a multipart upload, as [`UploadSource::next_part`] announces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartInfo {
+    /// The form field name (`files` or `file` carry files; others are skipped).
+    pub field: String,
+    /// The file name the client sent, if any.
+    pub file_name: Option<String>,
+}
+
+/// A multipart upload read part by part and chunk by chunk. The server adapts
+/// its request body to this; an operation only starts reading it after its
+/// access checks, and stops at the size limit.
+pub trait UploadSource: Send {
+    /// A chunk of a part's bytes.
+    type Chunk: AsRef<[u8]> + Send;
+    /// Moves to the next part (skipping what is left of the current one);
+    /// `None` at the end of the body.
+    fn next_part(&mut self) -> impl Future<Output = Result<Option<PartInfo>>> + Send;
+    /// The next chunk of the current part; `None` at its end.
+    fn next_chunk(&mut self) -> impl Future<Output = Result<Option<Self::Chunk>>> + Send;
+}
+
+/// An upload held in memory: `(field, file name, bytes)` per part. For Rust
+/// callers and tests; the server streams instead.
+#[derive(Debug, Clone, Default)]
+pub struct MemoryUpload {
+    parts: std::collections::VecDeque<(String, Option<String>, Vec<u8>)>,
+    current: Option<Vec<u8>>,
+}
+
+impl MemoryUpload {
+    /// An upload of `parts`.
+    pub fn new(parts: Vec<(String, Option<String>, Vec<u8>)>) -> Self {
+        MemoryUpload {
+            parts: parts.into(),
+            current: None,
+        }
+    }
+}
+
+impl UploadSource for MemoryUpload {
+    type Chunk = Vec<u8>;
+
+    async fn next_part(&mut self) -> Result<Option<PartInfo>> {
+        Ok(self.parts.pop_front().map(|(field, file_name, bytes)| {
+            self.current = Some(bytes);
+            PartInfo { field, file_name }
+        }))
+    }
+
+    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>> {
+        Ok(self.current.take().filter(|b| !b.is_empty()))
+    }
+}
+
+/// A file written under its temporary name, waiting for its row.
+struct Pending {
+    stored_name: String,
+    original_name: String,
+    mime_type: &'static str,
+    size: u64,
+}
+
+impl Board {
+    /// The card's attachment row by id; 404 when it does not exist.
+    async fn find_attachment(&self, clause: &str, key: &str) -> Result<Attachment> {
+        select(&self.pool, clause, &[key])
+            .await?
+            .pop()
+            .ok_or(Error::NotFound("attachment"))
+    }
+
+    /// The checks every upload starts with: the card exists (404), the actor
+    /// writes in its workspace (403), attachments are on (403).
+    async fn upload_allowed(&self, actor: &Actor, card: &CardId) -> Result<()> {
+        let found = self.find_card(&self.pool, card.as_str()).await?;
+        self.require(&self.pool, actor, &found.tenant_id, Role::Member)
+            .await?;
+        if !self.attachments_enabled {
+            return Err(Error::AttachmentsDisabled);
+        }
+        Ok(())
+    }
+
+    /// Uploads images for a comment of `card` (Member): stored loose with scope
+    /// COMMENT until a comment binds them. PNG, JPEG, GIF, WebP only.
+    pub async fn upload_comment_images<S: UploadSource>(
+        &self,
+        actor: &Actor,
+        card: &CardId,
+        source: &mut S,
+    ) -> Result<Vec<Attachment>> {
+        self.upload_allowed(actor, card).await?;
+        self.store_upload(card, Scope::Comment, source).await
+    }
+
+    /// Attaches files to `card` (Member): images, PDF, zip, Office Open XML and
+    /// plain text.
+    pub async fn attach_files<S: UploadSource>(
+        &self,
+        actor: &Actor,
+        card: &CardId,
+        source: &mut S,
+    ) -> Result<Vec<Attachment>> {
+        self.upload_allowed(actor, card).await?;
+        self.store_upload(card, Scope::Card, source).await
+    }
+
+    /// Reads every file part to a temporary file, then commits all rows in one
+    /// transaction and publishes the files. Any failure discards every temporary.
+    async fn store_upload<S: UploadSource>(
+        &self,
+        card: &CardId,
+        scope: Scope,
+        source: &mut S,
+    ) -> Result<Vec<Attachment>> {
+        let mut pending: Vec<Pending> = Vec::new();
+        let mut temps: Vec<String> = Vec::new();
+        let read = self
+            .read_parts(scope, source, &mut pending, &mut temps)
+            .await;
+        let result = match read {
+            Ok(()) if pending.is_empty() => Err(Error::NoFile(
+                "the upload holds no file (form field `files` or `file`)".into(),
+            )),
+            Ok(()) => self.insert_rows(card, scope, &pending).await,
+            Err(e) => Err(e),
+        };
+        match result {
+            Ok(rows) => {
+                for p in &pending {
+                    self.store.publish(&p.stored_name).await?;
+                }
+                Ok(rows)
+            }
+            Err(e) => {
+                self.discard_files(&temps).await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn read_parts<S: UploadSource>(
+        &self,
+        scope: Scope,
+        source: &mut S,
+        pending: &mut Vec<Pending>,
+        temps: &mut Vec<String>,
+    ) -> Result<()> {
+        while let Some(part) = source.next_part().await? {
+            if part.field != "files" && part.field != "file" {
+                continue;
+            }
+            let stored_name = new_id();
+            temps.push(stored_name.clone());
+            let mut out = self.store.create_temp(&stored_name).await?;
+            let mut size: u64 = 0;
+            let mut head: Vec<u8> = Vec::new();
+            let mut text = TextCheck::default();
+            while let Some(chunk) = source.next_chunk().await? {
+                let chunk = chunk.as_ref();
+                size += chunk.len() as u64;
+                if size > self.max_attachment_bytes {
+                    return Err(Error::FileTooLarge(self.max_attachment_bytes));
+                }
+                if head.len() < HEAD_LEN {
+                    let take = chunk.len().min(HEAD_LEN - head.len());
+                    head.extend_from_slice(&chunk[..take]);
+                }
+                if scope == Scope::Card {
+                    text.feed(chunk);
+                }
+                out.write_all(chunk).await?;
+            }
+            out.shutdown().await?;
+            drop(out);
+            let original_name = part.file_name.unwrap_or_else(|| "file".into());
+            if size == 0 {
+                return Err(Error::NoFile(format!(
+                    "the file {original_name:?} is empty"
+                )));
+            }
+            let mime_type = detect::accepted_type(&head, scope == Scope::Comment, text.finish())
+                .ok_or_else(|| {
+                    Error::UnsupportedFormat(format!(
+                        "the content of {original_name:?} is not an accepted format"
+                    ))
+                })?;
+            pending.push(Pending {
+                stored_name,
+                original_name,
+                mime_type,
+                size,
+            });
+        }
+        Ok(())
+    }
+
+    async fn insert_rows(
+        &self,
+        card: &CardId,
+        scope: Scope,
+        pending: &[Pending],
+    ) -> Result<Vec<Attachment>> {
+        let mut tx = self.begin_write().await?;
+        if !lock_row(&mut tx, self.backend, Lock::Card, card.as_str()).await? {
+            return Err(Error::NotFound("card"));
+        }
+        let mut ids = Vec::new();
+        for p in pending {
+            let id = new_id();
+            sqlx::query(
+                "INSERT INTO attachments (id, card_id, comment_id, scope, stored_name, \
+                 original_name, mime_type, size, created_at) \
+                 VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8)",
+            )
+            .bind(id.as_str())
+            .bind(card.as_str())
+            .bind(scope.as_str())
+            .bind(p.stored_name.as_str())
+            .bind(p.original_name.as_str())
+            .bind(p.mime_type)
+            .bind(p.size as i64)
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+            ids.push(id);
+        }
+        let mut rows = Vec::new();
+        for id in &ids {
+            rows.extend(select(&mut *tx, "WHERE id = $1", &[id]).await?);
+        }
+        tx.commit().await?;
+        Ok(rows)
+    }
+
+    /// The card's CARD-scope attachments, oldest first (Viewer).
+    pub async fn card_attachments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Attachment>> {
+        let found = self.find_card(&self.pool, card.as_str()).await?;
+        self.require(&self.pool, actor, &found.tenant_id, Role::Viewer)
+            .await?;
+        select(
+            &self.pool,
+            "WHERE card_id = $1 AND scope = 'CARD' ORDER BY created_at, id",
+            &[card.as_str()],
+        )
+        .await
+    }
+
+    /// Deletes an attachment (Member): the row in a transaction, then its file.
+    pub async fn delete_attachment(&self, actor: &Actor, id: &AttachmentId) -> Result<()> {
+        let found = self.find_attachment("WHERE id = $1", id.as_str()).await?;
+        let card = self.find_card(&self.pool, &found.card_id).await?;
+        self.require(&self.pool, actor, &card.tenant_id, Role::Member)
+            .await?;
+        let mut tx = self.begin_write().await?;
+        lock_row(&mut tx, self.backend, Lock::Card, &found.card_id).await?;
+        let gone = sqlx::query("DELETE FROM attachments WHERE id = $1")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+        if gone.rows_affected() == 0 {
+            return Err(Error::NotFound("attachment"));
+        }
+        tx.commit().await?;
+        self.remove_files(&[found.stored_name]).await;
+        Ok(())
+    }
+
+    /// A stored file for download (Viewer of the owning workspace): its row and
+    /// a reader with the length. A name that was not generated is 404.
+    pub async fn open_file(
+        &self,
+        actor: &Actor,
+        stored_name: &str,
+    ) -> Result<(Attachment, FileReader, u64)> {
+        if !is_cuid(stored_name) {
+            return Err(Error::NotFound("file"));
+        }
+        let found = self
+            .find_attachment("WHERE stored_name = $1", stored_name)
+            .await
+            .map_err(|_| Error::NotFound("file"))?;
+        let card = self.find_card(&self.pool, &found.card_id).await?;
+        self.require(&self.pool, actor, &card.tenant_id, Role::Viewer)
+            .await?;
+        let (reader, len) = self
+            .store
+            .open(stored_name)
+            .await?
+            .ok_or(Error::NotFound("file"))?;
+        Ok((found, reader, len))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn named(name: &str, mime: &str) -> Attachment {
+        Attachment {
+            id: String::new(),
+            stored_name: String::new(),
+            original_name: name.into(),
+            mime_type: mime.into(),
+            size: 1,
+            url: String::new(),
+            scope: Scope::Card,
+            comment_id: None,
+            card_id: String::new(),
+        }
+    }
+
+    #[test]
+    fn disposition_per_rfc_6266() {
+        assert_eq!(
+            named("a b.png", "image/png").content_disposition(),
+            "inline; filename=\"a b.png\"; filename*=UTF-8''a%20b.png"
+        );
+        assert_eq!(
+            named("résumé \"v2\".pdf", "application/pdf").content_disposition(),
+            "attachment; filename=\"r_sum_ _v2_.pdf\"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22v2%22.pdf"
+        );
+    }
+}

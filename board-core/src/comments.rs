@@ -1,0 +1,353 @@
+//! Comments: Markdown stored byte for byte, in chronological order (a per-card
+//! `seq` taken under the card's lock), each with the images bound to it.
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::access::{Actor, Role};
+use crate::attachments::{self, Attachment};
+use crate::db::{lock_row, new_id, now, Lock, Tx};
+use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::ids::{AttachmentId, CardId, CommentId};
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::Board;
+
+/// The most characters a comment may have.
+pub const COMMENT_MAX: usize = 50_000;
+
+/// A comment with its images.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Comment {
+    /// Its id.
+    pub id: String,
+    /// Its card.
+    pub card_id: String,
+    /// The Markdown, exactly as sent.
+    pub content: String,
+    /// When it was created.
+    pub created_at: String,
+    /// When it last changed.
+    pub updated_at: String,
+    /// The images bound to it, oldest first.
+    pub attachments: Vec<Attachment>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    id: String,
+    card_id: String,
+    content: String,
+    created_at: String,
+    updated_at: String,
+}
+
+/// The body of `POST /api/cards/[id]/comments` and `PATCH /api/comments/[id]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommentInput {
+    /// The Markdown (1..=50,000 characters, not blank; kept byte for byte).
+    pub content: String,
+    /// Loose comment uploads of the card to bind. On update, the whole image
+    /// list of the comment; `None` leaves the images unchanged.
+    pub attachment_ids: Option<Vec<AttachmentId>>,
+}
+
+/// Checks comment content: 1..=50,000 characters and not blank. Never trims.
+pub fn check_content(s: &str) -> Result<(), String> {
+    if s.trim().is_empty() {
+        return Err("String must contain at least 1 non-blank character".into());
+    }
+    if s.chars().count() > COMMENT_MAX {
+        return Err(format!(
+            "String must contain at most {COMMENT_MAX} character(s)"
+        ));
+    }
+    Ok(())
+}
+
+fn content(v: &Value) -> Result<String, String> {
+    let s = validate::string(v)?;
+    check_content(&s)?;
+    Ok(s)
+}
+
+fn id_list(v: &Value) -> Result<Vec<AttachmentId>, String> {
+    let items = v
+        .as_array()
+        .ok_or_else(|| "Expected array of cuid strings".to_string())?;
+    let mut out: Vec<AttachmentId> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let id = validate::cuid(item).map_err(|m| format!("[{i}]: {m}"))?;
+        let id = AttachmentId::parse(&id).expect("checked");
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    Ok(out)
+}
+
+impl FromJson for CommentInput {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let content = f.required("content", content);
+        let ids = f.optional("attachmentIds", id_list);
+        f.finish()?;
+        Ok(CommentInput {
+            content: content.expect("checked"),
+            attachment_ids: ids,
+        })
+    }
+}
+
+impl CommentInput {
+    /// Applies the content rule to a typed input too.
+    pub fn checked(self) -> Result<Self> {
+        check_content(&self.content).map_err(|m| ValidationErrors::one("content", m))?;
+        Ok(self)
+    }
+}
+
+const COMMENT_SELECT: &str = "SELECT id, card_id, content, created_at, updated_at FROM comments";
+
+impl Board {
+    /// A comment's card and workspace; 404 when the comment does not exist.
+    async fn comment_home(&self, id: &CommentId) -> Result<(String, String)> {
+        let row: Option<(String, String)> = sqlx::query_as(
+            "SELECT c.card_id, k.workspace_id FROM comments c JOIN cards k ON k.id = c.card_id \
+             WHERE c.id = $1",
+        )
+        .bind(id.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        row.ok_or(Error::NotFound("comment"))
+    }
+
+    /// A card's comments in chronological order, each with its images (Viewer).
+    pub async fn card_comments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Comment>> {
+        let found = self.find_card(&self.pool, card.as_str()).await?;
+        self.require(&self.pool, actor, &found.tenant_id, Role::Viewer)
+            .await?;
+        let sql = format!("{COMMENT_SELECT} WHERE card_id = $1 ORDER BY seq");
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(card.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+        let images = attachments::select(
+            &self.pool,
+            "WHERE card_id = $1 AND comment_id IS NOT NULL ORDER BY created_at, id",
+            &[card.as_str()],
+        )
+        .await?;
+        let mut by_comment: HashMap<String, Vec<Attachment>> = HashMap::new();
+        for a in images {
+            let key = a.comment_id.clone().unwrap_or_default();
+            by_comment.entry(key).or_default().push(a);
+        }
+        Ok(rows
+            .into_iter()
+            .map(|r| {
+                let images = by_comment.remove(&r.id).unwrap_or_default();
+                with_images(r, images)
+            })
+            .collect())
+    }
+
+    /// Adds a comment at the end of the card's thread (Member), binding the
+    /// loose uploads named in `attachmentIds` in the same transaction.
+    pub async fn create_comment(
+        &self,
+        actor: &Actor,
+        card: &CardId,
+        input: Input<CommentInput>,
+    ) -> Result<Comment> {
+        let found = self.find_card(&self.pool, card.as_str()).await?;
+        self.require(&self.pool, actor, &found.tenant_id, Role::Member)
+            .await?;
+        let input = input.open()?.checked()?;
+        let mut tx = self.begin_write().await?;
+        if !lock_row(&mut tx, self.backend, Lock::Card, card.as_str()).await? {
+            return Err(Error::NotFound("card"));
+        }
+        let id = new_id();
+        let at = now();
+        let author = match actor {
+            Actor::Account(a) => Some(a.as_str().to_string()),
+            Actor::Operator => None,
+        };
+        sqlx::query(
+            "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
+             SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2",
+        )
+        .bind(id.as_str())
+        .bind(card.as_str())
+        .bind(input.content.as_str())
+        .bind(author)
+        .bind(at)
+        .execute(&mut *tx)
+        .await?;
+        let ids = input.attachment_ids.unwrap_or_default();
+        bind_loose(&mut tx, card.as_str(), &id, &ids).await?;
+        let comment = load(&mut tx, &id).await?;
+        tx.commit().await?;
+        Ok(comment)
+    }
+
+    /// Replaces a comment's content (Member). A given `attachmentIds` is the
+    /// whole image list: new loose uploads are bound, bound images not listed
+    /// are deleted with their files; absent leaves the images as they are.
+    pub async fn update_comment(
+        &self,
+        actor: &Actor,
+        id: &CommentId,
+        input: Input<CommentInput>,
+    ) -> Result<Comment> {
+        let (card, workspace) = self.comment_home(id).await?;
+        self.require(&self.pool, actor, &workspace, Role::Member)
+            .await?;
+        let input = input.open()?.checked()?;
+        let mut tx = self.begin_write().await?;
+        lock_row(&mut tx, self.backend, Lock::Card, &card).await?;
+        let updated =
+            sqlx::query("UPDATE comments SET content = $2, updated_at = $3 WHERE id = $1")
+                .bind(id.as_str())
+                .bind(input.content.as_str())
+                .bind(now())
+                .execute(&mut *tx)
+                .await?;
+        if updated.rows_affected() == 0 {
+            return Err(Error::NotFound("comment"));
+        }
+        let mut removed = Vec::new();
+        if let Some(wanted) = &input.attachment_ids {
+            let bound =
+                attachments::select(&mut *tx, "WHERE comment_id = $1", &[id.as_str()]).await?;
+            let wanted_set: BTreeSet<&str> = wanted.iter().map(AttachmentId::as_str).collect();
+            let bound_set: BTreeSet<&str> = bound.iter().map(|a| a.id.as_str()).collect();
+            for a in bound.iter().filter(|a| !wanted_set.contains(a.id.as_str())) {
+                sqlx::query("DELETE FROM attachments WHERE id = $1")
+                    .bind(a.id.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+                removed.push(a.stored_name.clone());
+            }
+            let new: Vec<AttachmentId> = wanted
+                .iter()
+                .filter(|w| !bound_set.contains(w.as_str()))
+                .cloned()
+                .collect();
+            bind_loose(&mut tx, &card, id.as_str(), &new).await?;
+        }
+        let comment = load(&mut tx, id.as_str()).await?;
+        tx.commit().await?;
+        self.remove_files(&removed).await;
+        Ok(comment)
+    }
+
+    /// Deletes a comment with its images and their files (Member).
+    pub async fn delete_comment(&self, actor: &Actor, id: &CommentId) -> Result<()> {
+        let (card, workspace) = self.comment_home(id).await?;
+        self.require(&self.pool, actor, &workspace, Role::Member)
+            .await?;
+        let mut tx = self.begin_write().await?;
+        lock_row(&mut tx, self.backend, Lock::Card, &card).await?;
+        let files: Vec<String> =
+            sqlx::query_scalar("SELECT stored_name FROM attachments WHERE comment_id = $1")
+                .bind(id.as_str())
+                .fetch_all(&mut *tx)
+                .await?;
+        sqlx::query("DELETE FROM attachments WHERE comment_id = $1")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+        let gone = sqlx::query("DELETE FROM comments WHERE id = $1")
+            .bind(id.as_str())
+            .execute(&mut *tx)
+            .await?;
+        if gone.rows_affected() == 0 {
+            return Err(Error::NotFound("comment"));
+        }
+        tx.commit().await?;
+        self.remove_files(&files).await;
+        Ok(())
+    }
+}
+
+fn with_images(r: Row, attachments: Vec<Attachment>) -> Comment {
+    Comment {
+        id: r.id,
+        card_id: r.card_id,
+        content: r.content,
+        created_at: r.created_at,
+        updated_at: r.updated_at,
+        attachments,
+    }
+}
+
+/// Binds loose COMMENT uploads of `card` to `comment` with one set-based
+/// UPDATE; if it matches fewer rows than ids, some id was not a loose upload
+/// of this card: `INVALID_ATTACHMENT` (the caller's transaction rolls back).
+async fn bind_loose(tx: &mut Tx, card: &str, comment: &str, ids: &[AttachmentId]) -> Result<()> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let placeholders: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 3)).collect();
+    let sql = format!(
+        "UPDATE attachments SET comment_id = $1 WHERE card_id = $2 AND scope = 'COMMENT' \
+         AND comment_id IS NULL AND id IN ({})",
+        placeholders.join(", ")
+    );
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(comment)
+        .bind(card);
+    for id in ids {
+        q = q.bind(id.as_str());
+    }
+    let bound = q.execute(&mut **tx).await?;
+    if bound.rows_affected() != ids.len() as u64 {
+        return Err(Error::rule(
+            Rule::InvalidAttachment,
+            "attachmentIds may only name loose comment uploads of this card",
+        ));
+    }
+    Ok(())
+}
+
+/// A comment with its images, read inside the transaction.
+async fn load(tx: &mut Tx, id: &str) -> Result<Comment> {
+    let sql = format!("{COMMENT_SELECT} WHERE id = $1");
+    let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_one(&mut **tx)
+        .await?;
+    let images = attachments::select(
+        &mut **tx,
+        "WHERE comment_id = $1 ORDER BY created_at, id",
+        &[id],
+    )
+    .await?;
+    Ok(with_images(row, images))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn content_is_kept_and_checked() {
+        let body = json!({"content": "  *hi*  \n", "attachmentIds": []});
+        let c = CommentInput::from_json(&body).unwrap();
+        assert_eq!(c.content, "  *hi*  \n");
+        assert_eq!(c.attachment_ids, Some(vec![]));
+        assert!(CommentInput::from_json(&json!({"content": " \n\t"})).is_err());
+        assert!(CommentInput::from_json(&json!({"content": "é".repeat(50_000)})).is_ok());
+        assert!(CommentInput::from_json(&json!({"content": "é".repeat(50_001)})).is_err());
+        assert!(
+            CommentInput::from_json(&json!({"content": "x", "attachmentIds": ["nope"]})).is_err()
+        );
+        assert!(CommentInput::from_json(&json!({"content": "x", "attachmentIds": "a"})).is_err());
+        assert!(CommentInput::from_json(&json!({"attachmentIds": []})).is_err());
+    }
+}
