@@ -18,6 +18,7 @@ const POSTGRES_CARDS: &str = "INSERT INTO cards (id, workspace_id, project_id, c
      FROM generate_series(0, $3 - 1) AS i";
 const HISTORY: &str = "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
      SELECT 'h' || substr(c.id, 2), c.id, 1, NULL, 'A', c.created_at FROM cards c WHERE c.column_id = $1";
+const HISTORY_SEQ: &str = "UPDATE cards SET history_seq = 1 WHERE column_id = $1";
 
 struct Fixture {
     board: Board,
@@ -139,7 +140,7 @@ async fn main() {
     };
     let history = format!(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
-         SELECT {id_expr}, c.id, (SELECT COALESCE(MAX(h.seq), 0) + 1 FROM history h WHERE h.card_id = c.id), \
+         SELECT {id_expr}, c.id, c.history_seq + 1, \
          'A', 'B', '2026-01-02T00:00:00.000Z' FROM cards c WHERE c.column_id = $1"
     );
     sqlx::query(sqlx::AssertSqlSafe(history))
@@ -149,8 +150,8 @@ async fn main() {
         .expect("history");
     let t_history = started.elapsed();
     sqlx::query(
-        "UPDATE cards SET column_id = $2, position = position + $3, updated_at = '2026-01-02T00:00:00.000Z' \
-         WHERE column_id = $1",
+        "UPDATE cards SET column_id = $2, position = position + $3, updated_at = '2026-01-02T00:00:00.000Z', \
+         history_seq = history_seq + 1 WHERE column_id = $1",
     )
     .bind(f.from.as_str())
     .bind(f.to.as_str())

@@ -25,11 +25,16 @@ pub struct HistoryEntry {
     pub moved_at: String,
 }
 
-/// Appends one entry for `card`. The caller's transaction holds the card's set.
+/// Appends one entry for `card`, numbered by the card's `history_seq`
+/// counter. The caller's transaction holds the card's set.
 pub(crate) async fn append(tx: &mut Tx, card: &str, from: Option<&str>, to: &str) -> Result<()> {
+    sqlx::query("UPDATE cards SET history_seq = history_seq + 1 WHERE id = $1")
+        .bind(card)
+        .execute(&mut **tx)
+        .await?;
     sqlx::query(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
-         SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5 FROM history WHERE card_id = $2",
+         SELECT $1, id, history_seq, $3, $4, $5 FROM cards WHERE id = $2",
     )
     .bind(new_id())
     .bind(card)
@@ -42,7 +47,9 @@ pub(crate) async fn append(tx: &mut Tx, card: &str, from: Option<&str>, to: &str
 }
 
 /// Appends one entry (`from_name` → `to_name`) to every card now in `column`,
-/// in one statement. Called by column deletion with `MOVE`, before the move.
+/// in one statement, numbered `history_seq + 1`. Called by column deletion
+/// with `MOVE` right before the statement that moves the cards and advances
+/// their `history_seq`.
 pub(crate) async fn append_column_move(
     tx: &mut Tx,
     backend: Backend,
@@ -52,10 +59,7 @@ pub(crate) async fn append_column_move(
 ) -> Result<()> {
     let sql = format!(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
-         SELECT {}, c.id, \
-                (SELECT COALESCE(MAX(h.seq), 0) + 1 FROM history h WHERE h.card_id = c.id), \
-                $2, $3, $4 \
-         FROM cards c WHERE c.column_id = $1",
+         SELECT {}, c.id, c.history_seq + 1, $2, $3, $4 FROM cards c WHERE c.column_id = $1",
         sql_new_id(backend)
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))

@@ -187,7 +187,8 @@ async fn target_in_set(tx: &mut Tx, target: &ColumnId, id: &ColumnId, set: &str)
 }
 
 /// Appends every card of `from` to the end of `to`, keeping their order, with
-/// one history entry each: two statements whatever the number of cards.
+/// one history entry each: a few statements whatever the number of cards (the
+/// history insert numbers each entry `history_seq + 1`; the move advances it).
 async fn move_cards(
     tx: &mut Tx,
     backend: crate::Backend,
@@ -208,8 +209,8 @@ async fn move_cards(
     .fetch_one(&mut **tx)
     .await?;
     let moved = sqlx::query(
-        "UPDATE cards SET column_id = $2, position = position + $3, updated_at = $4 \
-         WHERE column_id = $1",
+        "UPDATE cards SET column_id = $2, position = position + $3, updated_at = $4, \
+         history_seq = history_seq + 1 WHERE column_id = $1",
     )
     .bind(from.as_str())
     .bind(to.as_str())
