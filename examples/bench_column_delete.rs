@@ -67,6 +67,11 @@ async fn fixture(url: &str, cards: i64) -> Fixture {
         .execute(&pool)
         .await
         .expect("history");
+    sqlx::query(HISTORY_SEQ)
+        .bind(ids[0].as_str())
+        .execute(&pool)
+        .await
+        .expect("history_seq");
     let to = ids.pop().expect("B");
     let from = ids.pop().expect("A");
     Fixture {
