@@ -12,12 +12,12 @@ use sqlx::{AnyPool, Executor};
 
 const SQLITE_CARDS: &str = "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
      WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < $3 - 1) \
-     SELECT 'k' || printf('%023d', i) || '', $1, NULL, $2, 'card ' || i, i, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n";
+     SELECT $4 || printf('%023d', i), $1, NULL, $2, 'card ' || i, i, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n";
 const POSTGRES_CARDS: &str = "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
-     SELECT 'k' || lpad(i::text, 23, '0'), $1, NULL, $2, 'card ' || i, i, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' \
+     SELECT $4 || lpad(i::text, 23, '0'), $1, NULL, $2, 'card ' || i, i, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' \
      FROM generate_series(0, $3 - 1) AS i";
 const HISTORY: &str = "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
-     SELECT 'h' || substr(c.id, 2), c.id, 1, NULL, 'A', c.created_at FROM cards c WHERE c.column_id = $1";
+     SELECT 'h' || substr(c.id, 1, 1) || substr(c.id, 3), c.id, 1, NULL, 'A', c.created_at FROM cards c WHERE c.column_id = $1";
 const HISTORY_SEQ: &str = "UPDATE cards SET history_seq = 1 WHERE column_id = $1";
 
 struct Fixture {
@@ -27,7 +27,7 @@ struct Fixture {
     to: ColumnId,
 }
 
-async fn fixture(url: &str, cards: i64) -> Fixture {
+async fn fixture(url: &str, cards: i64, prefix: &str) -> Fixture {
     let board = Board::open(url).await.expect("open");
     sqlx::any::install_default_drivers();
     let pool = AnyPool::connect(url).await.expect("pool");
@@ -59,6 +59,7 @@ async fn fixture(url: &str, cards: i64) -> Fixture {
         .bind(ws.id.as_str())
         .bind(ids[0].as_str())
         .bind(cards)
+        .bind(prefix)
         .execute(&pool)
         .await
         .expect("cards");
@@ -97,7 +98,7 @@ async fn main() {
     };
 
     // 1. Through board-core: the operation the route and the CLI call.
-    let f = fixture(&url_for("core"), n).await;
+    let f = fixture(&url_for("core"), n, "k").await;
     let input = serde_json::json!({"cards": "MOVE", "targetColumnId": f.to.as_str()});
     let started = Instant::now();
     let outcome = f
@@ -123,7 +124,7 @@ async fn main() {
     }
 
     // 2. The same statements, run directly in one transaction.
-    let f = fixture(&url_for("raw"), n).await;
+    let f = fixture(&url_for("raw"), n, "m").await;
     let sqlite = url_for("raw").starts_with("sqlite");
     let started = Instant::now();
     let mut conn = f.pool.acquire().await.expect("conn");
