@@ -235,10 +235,12 @@ on_both_backends! {
 
         let r = app.call("GET", "/api/board", None).await;
         assert_eq!(r.status, 422);
+        assert_eq!(r.body["details"]["fieldErrors"]["tenant"], json!(["Required"]));
         let r = app
             .call("GET", &format!("/api/board?tenant={}&project={}", app.tenant, cuid2::create_id()), None)
             .await;
         assert_eq!(r.status, 422);
+        assert!(r.body["details"]["fieldErrors"]["project"].is_array(), "{:?}", r.body);
     }
 
     async fn deleting_a_card_removes_its_history(backend) {

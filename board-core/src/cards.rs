@@ -165,7 +165,9 @@ impl Board {
         self.require(&self.pool, actor, ws, Role::Member).await?;
         let project = new.project_id.as_ref().map(ProjectId::as_str);
         let mut tx = self.begin_write().await?;
-        let set = self.set_in_effect(&mut *tx, ws, project).await?;
+        let set = self
+            .set_in_effect(&mut *tx, ws, project, "projectId")
+            .await?;
         lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
         let (column, column_name) = match &new.column_id {
             Some(c) => (
@@ -302,9 +304,18 @@ impl Board {
 
     /// The board payload: the set in effect for `project` (or the tenant set)
     /// with each column's cards in order (Viewer).
-    pub async fn board(&self, actor: &Actor, ws: &str, project: Option<&str>) -> Result<BoardView> {
+    /// `tenant` is required (422 otherwise); a `project` outside it is a 422.
+    pub async fn board(
+        &self,
+        actor: &Actor,
+        tenant: Option<&str>,
+        project: Option<&str>,
+    ) -> Result<BoardView> {
+        let ws = validate::required_param("tenant", tenant)?;
         self.require(&self.pool, actor, ws, Role::Viewer).await?;
-        let set = self.set_in_effect(&self.pool, ws, project).await?;
+        let set = self
+            .set_in_effect(&self.pool, ws, project, "project")
+            .await?;
         let columns = self.set_columns(&self.pool, &set).await?;
         let sql = format!(
             "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
@@ -338,7 +349,12 @@ impl Board {
             .fetch_one(&mut **tx)
             .await?;
         let effect = self
-            .set_in_effect(&mut **tx, &card.tenant_id, card.project_id.as_deref())
+            .set_in_effect(
+                &mut **tx,
+                &card.tenant_id,
+                card.project_id.as_deref(),
+                "projectId",
+            )
             .await?;
         let mut sets = vec![current, effect.clone()];
         sets.sort();

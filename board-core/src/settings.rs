@@ -89,8 +89,9 @@ impl FromJson for SettingsPatch {
 }
 
 impl Board {
-    /// The settings of `workspace` (Viewer).
-    pub async fn settings(&self, actor: &Actor, workspace: &str) -> Result<Settings> {
+    /// The settings of `workspace` (Viewer); the query's `tenant` is required.
+    pub async fn settings(&self, actor: &Actor, workspace: Option<&str>) -> Result<Settings> {
+        let workspace = validate::required_param("tenant", workspace)?;
         self.require(&self.pool, actor, workspace, Role::Viewer)
             .await?;
         load(&self.pool, workspace).await

@@ -180,6 +180,11 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// A query parameter that must be present (422 `fieldErrors.NAME` otherwise).
+pub fn required_param<'a>(name: &str, value: Option<&'a str>) -> Result<&'a str> {
+    value.ok_or_else(|| ValidationErrors::one(name, "Required"))
+}
+
 /// A JSON string.
 pub fn string(v: &Value) -> Result<String, String> {
     v.as_str()

@@ -180,7 +180,9 @@ impl Board {
         self.require(&self.pool, actor, ws, Role::Viewer).await?;
         match project {
             Some(p) => {
-                let set = self.set_in_effect(&self.pool, ws, Some(p)).await?;
+                let set = self
+                    .set_in_effect(&self.pool, ws, Some(p), "project")
+                    .await?;
                 self.set_columns(&self.pool, &set).await
             }
             None => self.workspace_columns(ws).await,
@@ -274,12 +276,14 @@ impl Board {
 
     /// The set in effect for a card of `project` (or of no project) in `ws`:
     /// the project's own set when `columnScope` is `PROJECT` and that set has a
-    /// column, otherwise the tenant set. A project outside `ws` is a 422.
+    /// column, otherwise the tenant set. A project outside `ws` is a 422 on
+    /// `field` (the body field or query parameter that named it).
     pub(crate) async fn set_in_effect<'e, E>(
         &self,
         exec: E,
         ws: &str,
         project: Option<&str>,
+        field: &str,
     ) -> Result<String>
     where
         E: Executor<'e, Database = Any>,
@@ -303,7 +307,7 @@ impl Board {
         match (project, project_set) {
             (None, _) => Ok(tenant_set),
             (Some(_), None) => Err(ValidationErrors::one(
-                "projectId",
+                field,
                 "not a project of this workspace",
             )),
             (Some(_), Some(ps)) => {

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use board_core::{CardId, Error, Input, ValidationErrors};
+use board_core::{CardId, Input};
 use serde_json::json as json_value;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -114,19 +114,9 @@ async fn history(id: String, app: Shared, creds: Credentials) -> Response {
 async fn board(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
-        let tenant = q
-            .get("tenant")
-            .ok_or_else(|| ValidationErrors::one("tenant", "Required"))?;
-        let view = app
-            .board
-            .board(&actor, tenant, q.get("project").map(String::as_str))
-            .await
-            .map_err(|e| match e {
-                Error::Validation(_) => {
-                    ValidationErrors::one("project", "not a project of this workspace")
-                }
-                other => other,
-            })?;
+        let tenant = q.get("tenant").map(String::as_str);
+        let project = q.get("project").map(String::as_str);
+        let view = app.board.board(&actor, tenant, project).await?;
         Ok(json(StatusCode::OK, &view))
     })
     .await

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use board_core::{Input, ValidationErrors};
+use board_core::Input;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::Filter;
@@ -23,9 +23,7 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 async fn get(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
-        let tenant = q
-            .get("tenant")
-            .ok_or_else(|| ValidationErrors::one("tenant", "Required"))?;
+        let tenant = q.get("tenant").map(String::as_str);
         let settings = app.board.settings(&actor, tenant).await?;
         Ok(json(StatusCode::OK, &settings))
     })
