@@ -177,6 +177,8 @@ on_both_backends! {
         let viewer = app.account_in(&app.tenant, "vic", "viewer").await;
         let r = app.call_as(&viewer, "POST", "/api/columns", Some(json!({"tenantId": app.tenant, "name": "x"}))).await;
         assert_eq!(r.status, 403);
+        let r = app.call_as("", "POST", "/api/columns", Some(json!({"tenantId": app.tenant, "name": "x"}))).await;
+        assert_eq!(r.status, 401);
         assert_eq!(set_of(&app, None).await.len(), 5, "refusals created nothing");
     }
 
@@ -254,6 +256,12 @@ on_both_backends! {
         let token = app.account_in(&other, "olaf", "admin").await;
         let r = app.call_as(&token, "PATCH", "/api/columns/order", Some(json!({"columnIds": [ids[0]]}))).await;
         assert_eq!(r.status, 403);
+        let viewer = app.account_in(&app.tenant, "vic", "viewer").await;
+        let r = app.call_as(&viewer, "PATCH", "/api/columns/order", Some(json!({"columnIds": [ids[1], ids[0]]}))).await;
+        assert_eq!(r.status, 403);
+        assert_eq!(r.body["error"], "FORBIDDEN");
+        let r = app.call_as("", "PATCH", "/api/columns/order", Some(json!({"columnIds": [ids[1], ids[0]]}))).await;
+        assert_eq!(r.status, 401);
         let unchanged: Vec<_> = set_of(&app, None).await.into_iter().map(|c| c.0).collect();
         assert_eq!(unchanged, vec!["E", "Doing", "Done", "D", "To do"]);
 
