@@ -187,21 +187,6 @@ impl Board {
         }
     }
 
-    /// The workspaces `actor` reaches, in creation order.
-    pub(crate) async fn reached_workspaces(&self, actor: &Actor) -> Result<Vec<String>> {
-        let q = match actor {
-            Actor::Operator => {
-                sqlx::query_scalar("SELECT id FROM workspaces ORDER BY created_at, id")
-            }
-            Actor::Account(a) => sqlx::query_scalar(
-                "SELECT w.id FROM workspaces w JOIN memberships m ON m.workspace_id = w.id \
-                 WHERE m.account_id = $1 ORDER BY w.created_at, w.id",
-            )
-            .bind(a.as_str()),
-        };
-        Ok(q.fetch_all(&self.pool).await?)
-    }
-
     /// Creates an account with a unique name (1..=100 characters, trimmed).
     pub async fn create_account(&self, name: &str) -> Result<Account> {
         let name = check_name(name).map_err(|m| crate::ValidationErrors::one("name", m))?;
