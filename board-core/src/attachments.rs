@@ -18,6 +18,7 @@ use crate::Board;
 
 /// Where an attachment belongs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Scope {
     /// Attached to the card (`POST /api/cards/[id]/attachments`).
@@ -37,6 +38,7 @@ impl Scope {
 
 /// An attachment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
     /// Its id.

@@ -19,6 +19,7 @@ use crate::Board;
 
 /// A card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Card {
     /// Its id.
@@ -41,6 +42,11 @@ pub struct Card {
 
 /// The body of `POST /api/cards`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "camelCase")
+)]
 pub struct NewCard {
     /// The workspace (`tenantId`).
     pub tenant_id: WorkspaceId,
@@ -49,6 +55,10 @@ pub struct NewCard {
     /// The column; default: the first column of the set in effect.
     pub column_id: Option<ColumnId>,
     /// The title (trimmed, 1..=100 characters).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 100, pattern = r"\S")
+    )]
     pub title: String,
 }
 
@@ -71,10 +81,20 @@ impl FromJson for NewCard {
 
 /// The body of `PATCH /api/cards/[id]`: a new title, a new column, or both.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "camelCase")
+)]
 pub struct CardPatch {
     /// New title.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 100, pattern = r"\S", nullable = false)
+    )]
     pub title: Option<String>,
     /// Column to move to (another column of the set in effect).
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub column_id: Option<ColumnId>,
 }
 
@@ -115,6 +135,7 @@ impl FromJson for CardPatch {
 
 /// A column of the board payload, with its cards in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardColumn {
     /// The column.
     #[serde(flatten)]
@@ -125,6 +146,7 @@ pub struct BoardColumn {
 
 /// The board payload: the set in effect with its cards.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BoardView {
     /// The columns of the set, by position.
     pub columns: Vec<BoardColumn>,

@@ -19,6 +19,7 @@ pub const COMMENT_MAX: usize = 50_000;
 
 /// A comment with its images.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Comment {
     /// Its id.
@@ -46,11 +47,21 @@ struct Row {
 
 /// The body of `POST /api/cards/[id]/comments` and `PATCH /api/comments/[id]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "camelCase")
+)]
 pub struct CommentInput {
     /// The Markdown (1..=50,000 characters, not blank; kept byte for byte).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 50_000, pattern = r"\S")
+    )]
     pub content: String,
     /// Loose comment uploads of the card to bind. On update, the whole image
     /// list of the comment; `None` leaves the images unchanged.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub attachment_ids: Option<Vec<AttachmentId>>,
 }
 

@@ -9,6 +9,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Field-by-field schema failures, shaped like the contract's 422 `details`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ValidationErrors {
     /// Messages per body field (or query parameter).
     #[serde(rename = "fieldErrors")]

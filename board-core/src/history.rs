@@ -13,6 +13,7 @@ use crate::Board;
 
 /// One entry of a card's history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryEntry {
     /// Its id.

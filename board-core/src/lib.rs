@@ -50,6 +50,8 @@ pub mod error;
 pub mod files;
 pub mod history;
 pub mod ids;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 pub mod relations;
 pub mod settings;
 pub mod sweep;

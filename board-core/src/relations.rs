@@ -21,6 +21,7 @@ use crate::Board;
 
 /// The kind of a link, read from source to target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum RelationKind {
     /// The source is the parent of the target.
@@ -66,6 +67,7 @@ impl RelationKind {
 
 /// A link between two cards of one workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Relation {
     /// Its id.
@@ -82,6 +84,11 @@ pub struct Relation {
 
 /// The body of `POST /api/cards/[id]/relations`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "camelCase")
+)]
 pub struct NewRelation {
     /// The other card (`targetId`).
     pub target_id: CardId,

@@ -14,6 +14,7 @@ use crate::Board;
 
 /// Which column set holds for the cards of a project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "UPPERCASE")]
 pub enum ColumnScope {
     /// Every card uses the workspace's tenant set.
@@ -43,6 +44,7 @@ impl ColumnScope {
 
 /// The settings of one workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     /// The workspace.
@@ -57,14 +59,22 @@ pub struct Settings {
 
 /// A change of settings; absent fields stay as they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "camelCase")
+)]
 pub struct SettingsPatch {
     /// The workspace (`tenantId`).
     pub tenant_id: WorkspaceId,
     /// New `columnScope`.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub column_scope: Option<ColumnScope>,
     /// New `columnManagement`.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub column_management: Option<bool>,
     /// New `allowCrossProjectLinks`.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub allow_cross_project_links: Option<bool>,
 }
 

@@ -3,11 +3,33 @@
 
 use std::convert::Infallible;
 
-use board_core::Error;
-use serde_json::json;
+use board_core::{Error, ValidationErrors};
+use serde::Serialize;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Rejection, Reply};
+
+/// The body of every error reply.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    /// The error code (`NOT_FOUND`, `VALIDATION_FAILED`, `LINK_EXISTS`, ...).
+    pub error: String,
+    /// A sentence for people.
+    pub message: String,
+    /// For a schema failure (422 `VALIDATION_FAILED`): what failed, field by field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<ValidationErrors>,
+}
+
+impl ErrorBody {
+    fn new(code: &str, message: String) -> Self {
+        ErrorBody {
+            error: code.to_string(),
+            message,
+            details: None,
+        }
+    }
+}
 
 /// An error on its way to the client.
 #[derive(Debug)]
@@ -30,7 +52,7 @@ impl ApiError {
         let e = match self {
             ApiError::Core(e) => e,
             ApiError::Http(status, code, message) => {
-                return error_reply(status, json!({"error": code, "message": message}))
+                return error_reply(status, ErrorBody::new(code, message))
             }
         };
         let status =
@@ -41,15 +63,13 @@ impl ApiError {
         } else {
             e.to_string()
         };
-        let mut body = json!({"error": e.code(), "message": message});
-        if let Some(details) = e.details() {
-            body["details"] = json!(details);
-        }
+        let mut body = ErrorBody::new(e.code(), message);
+        body.details = e.details().cloned();
         error_reply(status, body)
     }
 }
 
-fn error_reply(status: StatusCode, body: serde_json::Value) -> Response {
+fn error_reply(status: StatusCode, body: ErrorBody) -> Response {
     warp::reply::with_status(warp::reply::json(&body), status).into_response()
 }
 
@@ -82,8 +102,5 @@ pub async fn recover(err: Rejection) -> Result<Response, Infallible> {
     } else {
         (StatusCode::BAD_REQUEST, "BAD_REQUEST", format!("{err:?}"))
     };
-    Ok(error_reply(
-        status,
-        json!({"error": code, "message": message}),
-    ))
+    Ok(error_reply(status, ErrorBody::new(code, message)))
 }

@@ -8,6 +8,7 @@ pub mod config;
 pub mod error;
 pub mod metrics;
 pub mod observe;
+pub mod openapi;
 pub mod routes;
 
 use std::sync::Arc;

@@ -25,32 +25,13 @@ pub struct Metrics {
     latency: Mutex<BTreeMap<(String, String), Histogram>>,
 }
 
-/// The route template of a path, with ids replaced (`/api/cards/{id}/history`),
-/// so the number of series stays bounded whatever clients send.
+/// The route template of a path, from the OpenAPI document's routes
+/// (`/api/cards/{id}/history`), or `other`: the number of series stays
+/// bounded whatever clients send.
 pub fn route_template(path: &str) -> String {
-    const LITERALS: [&str; 5] = ["comments", "uploads", "history", "relations", "attachments"];
-    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-    match segments.as_slice() {
-        [""] => "/".into(),
-        ["healthz"] | ["metrics"] => format!("/{}", segments[0]),
-        ["api", "openapi.json"] => "/api/openapi.json".into(),
-        ["api", resource] if resource.len() <= 20 => format!("/api/{resource}"),
-        ["api", "columns", "order"] => "/api/columns/order".into(),
-        ["api", "files", _] => "/api/files/{storedName}".into(),
-        ["api", resource, _, rest @ ..] if resource.len() <= 20 && rest.len() <= 2 => {
-            let mut t = format!("/api/{resource}/{{id}}");
-            for seg in rest {
-                t.push('/');
-                t.push_str(if LITERALS.contains(seg) {
-                    seg
-                } else {
-                    "{other}"
-                });
-            }
-            t
-        }
-        _ => "other".into(),
-    }
+    crate::openapi::find_route(path)
+        .map(|r| r.template.clone())
+        .unwrap_or_else(|| "other".into())
 }
 
 impl Metrics {

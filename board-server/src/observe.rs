@@ -23,6 +23,17 @@ fn request_id(headers: &HeaderMap) -> String {
         .unwrap_or_else(cuid2::create_id)
 }
 
+/// A 405 names the methods the path has (RFC 9110 `Allow`).
+fn allow(response: &mut Response, path: &str) {
+    if let Some(route) = crate::openapi::find_route(path) {
+        if let Ok(value) = HeaderValue::from_str(&route.methods.join(", ")) {
+            response
+                .headers_mut()
+                .insert(warp::http::header::ALLOW, value);
+        }
+    }
+}
+
 /// Wraps `inner` (which never rejects) with the request id, the log and the metrics.
 pub fn wrap<F, R>(
     inner: F,
@@ -48,6 +59,9 @@ where
                 let mut response = reply.into_response();
                 if let Ok(value) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(REQUEST_ID, value);
+                }
+                if response.status() == warp::http::StatusCode::METHOD_NOT_ALLOWED {
+                    allow(&mut response, path.as_str());
                 }
                 let route = route_template(path.as_str());
                 let status = response.status().as_u16();

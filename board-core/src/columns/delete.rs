@@ -85,6 +85,7 @@ impl DeleteColumn {
 
 /// The outcome of a column deletion.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ColumnDeleted {
     /// Always `true`.

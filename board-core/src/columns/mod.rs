@@ -10,7 +10,7 @@ mod order;
 mod update;
 
 pub use delete::{CardsFate, ColumnDeleted, DeleteColumn, CONFIRM_DELETE_CARDS};
-pub use order::ColumnOrder;
+pub use order::{ColumnOrder, MAX_REORDER};
 pub use update::ColumnPatch;
 
 use serde::Serialize;
@@ -30,6 +30,7 @@ macro_rules! accents {
     ($($variant:ident => $text:literal),* $(,)?) => {
         /// A column's accent colour token. There are no free (hex) colours.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
         #[serde(rename_all = "lowercase")]
         pub enum Accent {
             $(#[doc = $text] $variant,)*
@@ -66,6 +67,7 @@ pub fn accent(v: &Value) -> Result<Accent, String> {
 
 /// A column.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Column {
     /// Its id.
@@ -84,16 +86,27 @@ pub struct Column {
 
 /// The body of `POST /api/columns`.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "camelCase")
+)]
 pub struct NewColumn {
     /// The workspace (`tenantId`).
     pub tenant_id: WorkspaceId,
     /// The project whose set gets the column; `None` for the tenant set.
     pub project_id: Option<ProjectId>,
     /// The name (trimmed, 1..=100 characters).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 100, pattern = r"\S")
+    )]
     pub name: String,
     /// The accent (`color`); default `slate`.
+    #[cfg_attr(feature = "openapi", schema(required = false, default = "slate"))]
     pub color: Accent,
     /// Whether the new column takes the done mark.
+    #[cfg_attr(feature = "openapi", schema(required = false, default = false))]
     pub done: bool,
 }
 

@@ -13,12 +13,23 @@ use crate::Board;
 /// The body of `PATCH /api/columns/[id]`; absent fields stay as they are.
 /// `tenantId` and `projectId` are refused: a column's set is immutable.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema),
+    schema(rename_all = "camelCase")
+)]
 pub struct ColumnPatch {
     /// New name (trimmed, 1..=100 characters).
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 100, pattern = r"\S", nullable = false)
+    )]
     pub name: Option<String>,
     /// New accent (`color` on the wire).
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub color: Option<Accent>,
     /// `true` moves the done mark here; `false` on the done column is refused.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub done: Option<bool>,
 }
 

@@ -6,7 +6,6 @@ use std::time::Duration;
 
 use board_core::{AttachmentId, CardId, Error, PartInfo, UploadSource};
 use futures_util::StreamExt;
-use serde_json::json as json_value;
 use warp::http::StatusCode;
 use warp::hyper::body::Bytes;
 use warp::multipart::{FormData, Part};
@@ -32,7 +31,16 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     list.or(create).unify().or(delete).unify().boxed()
 }
 
-async fn list(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    get, path = "/api/cards/{id}/attachments", operation_id = "listAttachments", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let found = app
@@ -44,7 +52,25 @@ async fn list(id: String, app: Shared, creds: Credentials) -> Response {
     .await
 }
 
-async fn create(id: String, app: Shared, creds: Credentials, mut form: Multipart) -> Response {
+#[utoipa::path(
+    post, path = "/api/cards/{id}/attachments", operation_id = "createAttachments", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    request_body(content = crate::openapi::UploadForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 201, description = "The stored files (all or none)", body = Vec<board_core::Attachment>),
+        (status = 400, description = "No file in the form, an empty file, or an unreadable form (NO_FILE)", body = crate::error::ErrorBody),
+        (status = 403, description = "The account does not reach the workspace, its role is too low, or attachments are off (ATTACHMENTS_DISABLED)", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 413, description = "A file is over the installation's maximum (FILE_TOO_LARGE); nothing is stored", body = crate::error::ErrorBody),
+        (status = 415, description = "A file's content is not an accepted format (images, PDF, ZIP, Office Open XML, plain text) (UNSUPPORTED_FORMAT); nothing is stored", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn create(
+    id: String,
+    app: Shared,
+    creds: Credentials,
+    mut form: Multipart,
+) -> Response {
     let result = respond(async {
         let actor = creds.actor(&app.board).await?;
         let id = CardId::from_path(&id)?;
@@ -56,13 +82,22 @@ async fn create(id: String, app: Shared, creds: Credentials, mut form: Multipart
     result
 }
 
-async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    delete, path = "/api/attachments/{id}", operation_id = "deleteAttachment", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::AttachmentId, Path, description = "The attachment")),
+    responses(
+        (status = 200, description = "The attachment and its file are deleted", body = super::Deleted),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such attachment (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         app.board
             .delete_attachment(&actor, &AttachmentId::from_path(&id)?)
             .await?;
-        Ok(json(StatusCode::OK, &json_value!({"deleted": true})))
+        Ok(super::deleted())
     })
     .await
 }

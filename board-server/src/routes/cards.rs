@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use board_core::{CardId, Input};
-use serde_json::json as json_value;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::Filter;
@@ -52,7 +51,17 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         .boxed()
 }
 
-async fn create(app: Shared, creds: Credentials, body: BodyStream) -> Response {
+#[utoipa::path(
+    post, path = "/api/cards", operation_id = "createCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    request_body = board_core::NewCard,
+    responses(
+        (status = 201, description = "The new card (one history entry written)", body = board_core::Card),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such project or column (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let bytes = read_body(body).await?;
@@ -65,7 +74,16 @@ async fn create(app: Shared, creds: Credentials, body: BodyStream) -> Response {
     .await
 }
 
-async fn get(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    get, path = "/api/cards/{id}", operation_id = "getCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "The card", body = board_core::Card),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn get(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let card = app.board.card(&actor, &CardId::from_path(&id)?).await?;
@@ -74,7 +92,23 @@ async fn get(id: String, app: Shared, creds: Credentials) -> Response {
     .await
 }
 
-async fn patch(id: String, app: Shared, creds: Credentials, body: BodyStream) -> Response {
+#[utoipa::path(
+    patch, path = "/api/cards/{id}", operation_id = "updateCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    request_body = board_core::CardPatch,
+    responses(
+        (status = 200, description = "The card (a move writes one history entry)", body = board_core::Card),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card or column (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn patch(
+    id: String,
+    app: Shared,
+    creds: Credentials,
+    body: BodyStream,
+) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let id = CardId::from_path(&id)?;
@@ -88,18 +122,36 @@ async fn patch(id: String, app: Shared, creds: Credentials, body: BodyStream) ->
     .await
 }
 
-async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    delete, path = "/api/cards/{id}", operation_id = "deleteCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "The card is deleted with its comments, attachments, relations and history", body = super::Deleted),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         app.board
             .delete_card(&actor, &CardId::from_path(&id)?)
             .await?;
-        Ok(json(StatusCode::OK, &json_value!({"deleted": true})))
+        Ok(super::deleted())
     })
     .await
 }
 
-async fn history(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    get, path = "/api/cards/{id}/history", operation_id = "cardHistory", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "The card's column changes, oldest first", body = Vec<board_core::HistoryEntry>),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let entries = app
@@ -111,7 +163,17 @@ async fn history(id: String, app: Shared, creds: Credentials) -> Response {
     .await
 }
 
-async fn board(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
+#[utoipa::path(
+    get, path = "/api/board", operation_id = "getBoard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace"), ("project" = Option<String>, Query, description = "A project id: the set in effect for its cards")),
+    responses(
+        (status = 200, description = "The set in effect, each column with its cards", body = board_core::BoardView),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such project (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn board(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let tenant = q.get("tenant").map(String::as_str);

@@ -3,7 +3,6 @@
 //! `POST /api/cards/[id]/comments/uploads`.
 
 use board_core::{CardId, CommentId, Input};
-use serde_json::json as json_value;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::Filter;
@@ -42,7 +41,16 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         .boxed()
 }
 
-async fn list(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    get, path = "/api/cards/{id}/comments", operation_id = "listComments", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let comments = app
@@ -54,7 +62,23 @@ async fn list(id: String, app: Shared, creds: Credentials) -> Response {
     .await
 }
 
-async fn create(id: String, app: Shared, creds: Credentials, body: BodyStream) -> Response {
+#[utoipa::path(
+    post, path = "/api/cards/{id}/comments", operation_id = "createComment", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    request_body = board_core::CommentInput,
+    responses(
+        (status = 201, description = "The new comment, with the images it bound", body = board_core::Comment),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn create(
+    id: String,
+    app: Shared,
+    creds: Credentials,
+    body: BodyStream,
+) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let id = CardId::from_path(&id)?;
@@ -68,7 +92,23 @@ async fn create(id: String, app: Shared, creds: Credentials, body: BodyStream) -
     .await
 }
 
-async fn patch(id: String, app: Shared, creds: Credentials, body: BodyStream) -> Response {
+#[utoipa::path(
+    patch, path = "/api/comments/{id}", operation_id = "updateComment", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CommentId, Path, description = "The comment")),
+    request_body = board_core::CommentInput,
+    responses(
+        (status = 200, description = "The comment", body = board_core::Comment),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such comment (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn patch(
+    id: String,
+    app: Shared,
+    creds: Credentials,
+    body: BodyStream,
+) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let id = CommentId::from_path(&id)?;
@@ -82,18 +122,45 @@ async fn patch(id: String, app: Shared, creds: Credentials, body: BodyStream) ->
     .await
 }
 
-async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    delete, path = "/api/comments/{id}", operation_id = "deleteComment", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CommentId, Path, description = "The comment")),
+    responses(
+        (status = 200, description = "The comment is deleted with its images", body = super::Deleted),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such comment (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         app.board
             .delete_comment(&actor, &CommentId::from_path(&id)?)
             .await?;
-        Ok(json(StatusCode::OK, &json_value!({"deleted": true})))
+        Ok(super::deleted())
     })
     .await
 }
 
-async fn upload(id: String, app: Shared, creds: Credentials, mut form: Multipart) -> Response {
+#[utoipa::path(
+    post, path = "/api/cards/{id}/comments/uploads", operation_id = "uploadCommentImages", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    request_body(content = crate::openapi::UploadForm, content_type = "multipart/form-data"),
+    responses(
+        (status = 201, description = "The images, loose until a comment binds them", body = Vec<board_core::Attachment>),
+        (status = 400, description = "No file in the form, an empty file, or an unreadable form (NO_FILE)", body = crate::error::ErrorBody),
+        (status = 403, description = "The account does not reach the workspace, its role is too low, or attachments are off (ATTACHMENTS_DISABLED)", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 413, description = "A file is over the installation's maximum (FILE_TOO_LARGE); nothing is stored", body = crate::error::ErrorBody),
+        (status = 415, description = "A file's content is not an accepted format (PNG, JPEG, GIF, WebP) (UNSUPPORTED_FORMAT); nothing is stored", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn upload(
+    id: String,
+    app: Shared,
+    creds: Credentials,
+    mut form: Multipart,
+) -> Response {
     let result = respond(async {
         let actor = creds.actor(&app.board).await?;
         let id = CardId::from_path(&id)?;

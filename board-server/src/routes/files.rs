@@ -31,7 +31,16 @@ fn header(value: &str) -> Result<HeaderValue, ApiError> {
     })
 }
 
-async fn download(name: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    get, path = "/api/files/{storedName}", operation_id = "downloadFile", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    params(("storedName" = String, Path, description = "The stored name of an attachment")),
+    responses(
+        (status = 200, description = "The bytes, with the detected Content-Type, nosniff and Content-Disposition", content_type = "*/*", body = crate::openapi::FileBytes),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such file (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn download(name: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let (found, reader, len) = app.board.open_file(&actor, &name).await?;

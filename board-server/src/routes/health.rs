@@ -1,7 +1,7 @@
 //! `GET /healthz` (200 with the version when the database answers) and
 //! `GET /metrics` (Prometheus text): no credential.
 
-use serde_json::json;
+use serde::Serialize;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::{Filter, Reply};
@@ -13,23 +13,52 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     let metrics = warp::path!("metrics")
         .and(warp::get())
         .and(with_app(app.clone()))
-        .map(|app: Shared| {
-            let (size, idle, max) = app.board.pool_stats();
-            let body = app.metrics.render(size, idle, max);
-            warp::reply::with_header(body, "content-type", "text/plain; version=0.0.4")
-                .into_response()
-        });
+        .then(metrics);
     let health = warp::path!("healthz")
         .and(warp::get())
         .and(with_app(app))
-        .then(|app: Shared| {
-            respond(async move {
-                app.board.ping().await?;
-                Ok(json(
-                    StatusCode::OK,
-                    &json!({"status": "ok", "version": env!("CARGO_PKG_VERSION")}),
-                ))
-            })
-        });
+        .then(health);
     health.or(metrics).unify().boxed()
+}
+
+/// The reply of `GET /healthz`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// `ok`.
+    pub status: &'static str,
+    /// The server's version.
+    pub version: &'static str,
+}
+
+#[utoipa::path(
+    get, path = "/healthz", operation_id = "health", tag = "service", security(()),
+    responses(
+        (status = 200, description = "The database answers", body = Health),
+        (status = 500, description = "The database does not answer", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn health(app: Shared) -> Response {
+    respond(async move {
+        app.board.ping().await?;
+        Ok(json(
+            StatusCode::OK,
+            &Health {
+                status: "ok",
+                version: env!("CARGO_PKG_VERSION"),
+            },
+        ))
+    })
+    .await
+}
+
+#[utoipa::path(
+    get, path = "/metrics", operation_id = "metrics", tag = "service", security(()),
+    responses(
+        (status = 200, description = "Request counts and latency histograms per route, and the database pool's use, in the Prometheus text format", content_type = "text/plain", body = String),
+    ),
+)]
+pub(crate) async fn metrics(app: Shared) -> Response {
+    let (size, idle, max) = app.board.pool_stats();
+    let body = app.metrics.render(size, idle, max);
+    warp::reply::with_header(body, "content-type", "text/plain; version=0.0.4").into_response()
 }

@@ -106,9 +106,23 @@ pub async fn respond(handler: impl Future<Output = Result<Response, ApiError>>) 
     handler.await.unwrap_or_else(ApiError::into_response)
 }
 
+/// The reply of every DELETE route: `{"deleted": true}`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Deleted {
+    /// Always `true`.
+    pub deleted: bool,
+}
+
+/// `{"deleted": true}`, with status 200.
+pub fn deleted() -> Response {
+    json(StatusCode::OK, &Deleted { deleted: true })
+}
+
 /// Every route of the server.
 pub fn all(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     health::routes(app.clone())
+        .or(crate::openapi::routes())
+        .unify()
         .or(settings::routes(app.clone()))
         .unify()
         .or(columns::routes(app.clone()))

@@ -2,7 +2,6 @@
 //! `DELETE /api/relations/[id]`.
 
 use board_core::{CardId, Input, RelationId};
-use serde_json::json as json_value;
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::Filter;
@@ -26,7 +25,16 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     list.or(create).unify().or(delete).unify().boxed()
 }
 
-async fn list(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    get, path = "/api/cards/{id}/relations", operation_id = "listRelations", tag = "relations", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "Every link of the card, as source or target, oldest first", body = Vec<board_core::Relation>),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let links = app
@@ -38,7 +46,24 @@ async fn list(id: String, app: Shared, creds: Credentials) -> Response {
     .await
 }
 
-async fn create(id: String, app: Shared, creds: Credentials, body: BodyStream) -> Response {
+#[utoipa::path(
+    post, path = "/api/cards/{id}/relations", operation_id = "createRelation", tag = "relations", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    request_body = board_core::NewRelation,
+    responses(
+        (status = 201, description = "The link, read from the route's card to the target", body = board_core::Relation),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card or target card (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 409, description = "A link between the two cards exists, in either direction (LINK_EXISTS)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or SELF_LINK, CROSS_WORKSPACE_LINK, CROSS_PROJECT_LINK, LINK_CYCLE", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn create(
+    id: String,
+    app: Shared,
+    creds: Credentials,
+    body: BodyStream,
+) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let id = CardId::from_path(&id)?;
@@ -52,13 +77,22 @@ async fn create(id: String, app: Shared, creds: Credentials, body: BodyStream) -
     .await
 }
 
-async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
+#[utoipa::path(
+    delete, path = "/api/relations/{id}", operation_id = "deleteRelation", tag = "relations", security(("bearer" = []), ("cookie" = [])),
+    params(("id" = board_core::RelationId, Path, description = "The relation")),
+    responses(
+        (status = 200, description = "The link is gone from both cards", body = super::Deleted),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 404, description = "No such relation (or a malformed id)", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         app.board
             .delete_relation(&actor, &RelationId::from_path(&id)?)
             .await?;
-        Ok(json(StatusCode::OK, &json_value!({"deleted": true})))
+        Ok(super::deleted())
     })
     .await
 }

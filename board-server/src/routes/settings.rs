@@ -20,7 +20,16 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     get.or(patch).unify().boxed()
 }
 
-async fn get(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
+#[utoipa::path(
+    get, path = "/api/settings", operation_id = "getSettings", tag = "settings", security(("bearer" = []), ("cookie" = [])),
+    params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace")),
+    responses(
+        (status = 200, description = "The workspace's settings", body = board_core::Settings),
+        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
+        (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn get(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let tenant = q.get("tenant").map(String::as_str);
@@ -30,7 +39,16 @@ async fn get(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Res
     .await
 }
 
-async fn patch(app: Shared, creds: Credentials, body: BodyStream) -> Response {
+#[utoipa::path(
+    patch, path = "/api/settings", operation_id = "updateSettings", tag = "settings", security(("bearer" = []), ("cookie" = [])),
+    request_body = board_core::SettingsPatch,
+    responses(
+        (status = 200, description = "The settings after the change (Admin)", body = board_core::Settings),
+        (status = 403, description = "The account does not reach the workspace, or is not its Admin", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema (VALIDATION_FAILED, with details), or a rule was broken", body = crate::error::ErrorBody),
+    ),
+)]
+pub(crate) async fn patch(app: Shared, creds: Credentials, body: BodyStream) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
         let bytes = read_body(body).await?;

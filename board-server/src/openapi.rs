@@ -1,0 +1,411 @@
+//! `GET /api/openapi.json`: the OpenAPI 3.1 document of every route, built by
+//! `utoipa` from the handlers' `#[utoipa::path]` attributes and the wire types
+//! of board-core (feature `openapi`). What holds for every route is applied
+//! here once (`Common`): the security schemes, a secured route may answer
+//! 401, a JSON body is closed (unknown fields are a schema failure) and may
+//! answer 413; and `LINKS` says where a created resource's id can be used.
+//!
+//! The document is also the server's route table: [`find_route`] gives the
+//! metrics their route template and a 405 its `Allow` header.
+
+use std::sync::OnceLock;
+
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::request_body::RequestBody;
+use utoipa::openapi::schema::{AdditionalProperties, Schema};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, Response, ResponseBuilder};
+use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
+use warp::reply::Response as WarpResponse;
+use warp::{Filter, Reply};
+
+use crate::error::ErrorBody;
+use crate::routes::{attachments, cards, columns, comments, files, health, relations, settings};
+
+/// The document: every route of [`crate::routes::all`].
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "board", description = "Columns, cards, comments, attachments, history and relations of a kanban board."),
+    paths(
+        health::health, health::metrics, served,
+        settings::get, settings::patch,
+        columns::list, columns::create, columns::reorder, columns::update, columns::delete,
+        cards::create, cards::get, cards::patch, cards::delete, cards::history, cards::board,
+        comments::list, comments::create, comments::patch, comments::delete, comments::upload,
+        attachments::list, attachments::create, attachments::delete,
+        files::download,
+        relations::list, relations::create, relations::delete,
+    ),
+    modifiers(&Common),
+)]
+pub struct ApiDoc;
+
+/// The document as JSON, built once.
+pub fn document() -> &'static str {
+    static DOC: OnceLock<String> = OnceLock::new();
+    DOC.get_or_init(|| {
+        ApiDoc::openapi()
+            .to_json()
+            .expect("the document serializes")
+    })
+}
+
+/// The route serving the document (no credential).
+pub fn routes() -> warp::filters::BoxedFilter<(WarpResponse,)> {
+    warp::path!("api" / "openapi.json")
+        .and(warp::get())
+        .then(served)
+        .boxed()
+}
+
+/// This document.
+#[utoipa::path(
+    get, path = "/api/openapi.json", operation_id = "openapi", tag = "service", security(()),
+    responses((status = 200, description = "The OpenAPI 3.1 document of every route", content_type = "application/json", body = Object)),
+)]
+async fn served() -> WarpResponse {
+    warp::reply::with_header(document(), "content-type", "application/json").into_response()
+}
+
+/// A file sent in a multipart form.
+pub struct FileBytes;
+
+impl PartialSchema for FileBytes {
+    fn schema() -> RefOr<Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Binary,
+            )))
+            .content_media_type("application/octet-stream")
+            .into()
+    }
+}
+
+impl ToSchema for FileBytes {}
+
+/// The multipart form of both upload routes: files in the repeatable field
+/// `files` (the singular `file` is accepted too; other fields are skipped).
+#[derive(ToSchema)]
+pub struct UploadForm {
+    /// The files (repeat the field to send several).
+    #[schema(inline)]
+    pub files: Option<Vec<FileBytes>>,
+    /// A single file.
+    #[schema(inline)]
+    pub file: Option<FileBytes>,
+}
+
+/// Security schemes, and the rules every route shares.
+struct Common;
+
+impl Modify for Common {
+    fn modify(&self, doc: &mut Document) {
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+        components.add_security_scheme(
+            "cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new("board_session"))),
+        );
+        let mut closed = Vec::new();
+        for item in doc.paths.paths.values_mut() {
+            for op in [
+                &mut item.get,
+                &mut item.post,
+                &mut item.patch,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                closed.extend(shared_responses(op));
+            }
+        }
+        add_links(doc);
+        let components = doc.components.get_or_insert_with(Default::default);
+        for name in closed {
+            if let Some(RefOr::T(Schema::Object(obj))) = components.schemas.get_mut(&name) {
+                obj.additional_properties = Some(Box::new(AdditionalProperties::FreeForm(false)));
+            }
+        }
+    }
+}
+
+/// Where the id a created resource answers with can be used next:
+/// (operation, status, operation that takes it, its parameter, the value).
+const LINKS: &[(&str, &str, &str, &str, &str)] = &[
+    (
+        "createColumn",
+        "201",
+        "updateColumn",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createColumn",
+        "201",
+        "deleteColumn",
+        "id",
+        "$response.body#/id",
+    ),
+    ("createCard", "201", "getCard", "id", "$response.body#/id"),
+    (
+        "createCard",
+        "201",
+        "updateCard",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "deleteCard",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "cardHistory",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "listComments",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "createComment",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "uploadCommentImages",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "listAttachments",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "createAttachments",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "listRelations",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
+        "createRelation",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createComment",
+        "201",
+        "updateComment",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createComment",
+        "201",
+        "deleteComment",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createAttachments",
+        "201",
+        "deleteAttachment",
+        "id",
+        "$response.body#/0/id",
+    ),
+    (
+        "createAttachments",
+        "201",
+        "downloadFile",
+        "storedName",
+        "$response.body#/0/storedName",
+    ),
+    (
+        "createRelation",
+        "201",
+        "deleteRelation",
+        "id",
+        "$response.body#/id",
+    ),
+];
+
+fn add_links(doc: &mut Document) {
+    for (from, status, to, param, value) in LINKS {
+        let op = doc.paths.paths.values_mut().find_map(|item| {
+            [
+                &mut item.get,
+                &mut item.post,
+                &mut item.patch,
+                &mut item.put,
+                &mut item.delete,
+            ]
+            .into_iter()
+            .flatten()
+            .find(|op| op.operation_id.as_deref() == Some(from))
+        });
+        let Some(RefOr::T(response)) = op.and_then(|op| op.responses.responses.get_mut(*status))
+        else {
+            panic!("link from an unknown response: {from} {status}");
+        };
+        let link = utoipa::openapi::link::LinkBuilder::new()
+            .operation_id(*to)
+            .parameter(*param, *value)
+            .build();
+        response.links.insert(to.to_string(), RefOr::T(link));
+    }
+}
+
+/// Adds 401 to a secured operation and 413 to one with a JSON body; returns
+/// the schema name of that JSON body, which is then closed.
+fn shared_responses(op: &mut Operation) -> Option<String> {
+    let secured = op
+        .security
+        .as_ref()
+        .is_some_and(|s| s.iter().any(|r| r != &Default::default()));
+    if secured {
+        add_error(
+            op,
+            "401",
+            "No credential, or one that is malformed, unknown, revoked or expired",
+        );
+    }
+    let RefOr::T(body) = op.request_body.as_ref()? else {
+        return None;
+    };
+    let json = json_body(body)?;
+    add_error(op, "413", "The JSON body is over 1 MiB");
+    json
+}
+
+fn json_body(body: &RequestBody) -> Option<Option<String>> {
+    let RefOr::T(content) = body.content.get("application/json")? else {
+        return Some(None);
+    };
+    Some(match content.schema.as_ref()? {
+        RefOr::Ref(r) => r.ref_location.rsplit('/').next().map(str::to_string),
+        RefOr::T(_) => None,
+    })
+}
+
+fn add_error(op: &mut Operation, status: &str, description: &str) {
+    op.responses
+        .responses
+        .entry(status.to_string())
+        .or_insert_with(|| error_response(description));
+}
+
+fn error_response(description: &str) -> RefOr<Response> {
+    ResponseBuilder::new()
+        .description(description)
+        .content(
+            "application/json",
+            ContentBuilder::new()
+                .schema(Some(RefOr::Ref(Ref::from_schema_name(ErrorBody::name()))))
+                .build(),
+        )
+        .build()
+        .into()
+}
+
+/// One route of the document: its path template and its methods.
+#[derive(Debug)]
+pub struct Route {
+    /// The path template (`/api/cards/{id}/history`).
+    pub template: String,
+    /// The methods served on it, upper case (`GET`, `PATCH`).
+    pub methods: Vec<&'static str>,
+}
+
+impl Route {
+    /// How well `path` matches: `None` when it does not, else the number of
+    /// literal segments matched (the order route beats `/api/columns/{id}`).
+    fn score(&self, path: &str) -> Option<usize> {
+        let want: Vec<&str> = self.template.trim_matches('/').split('/').collect();
+        let got: Vec<&str> = path.trim_matches('/').split('/').collect();
+        if want.len() != got.len() {
+            return None;
+        }
+        let mut literal = 0;
+        for (w, g) in want.iter().zip(&got) {
+            if w.starts_with('{') {
+                if g.is_empty() {
+                    return None;
+                }
+            } else if w == g {
+                literal += 1;
+            } else {
+                return None;
+            }
+        }
+        Some(literal)
+    }
+}
+
+/// Every route of the document, read once from it.
+pub fn route_table() -> &'static [Route] {
+    static TABLE: OnceLock<Vec<Route>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        ApiDoc::openapi()
+            .paths
+            .paths
+            .iter()
+            .map(|(template, item)| {
+                let methods = [
+                    ("GET", item.get.is_some()),
+                    ("POST", item.post.is_some()),
+                    ("PUT", item.put.is_some()),
+                    ("PATCH", item.patch.is_some()),
+                    ("DELETE", item.delete.is_some()),
+                ]
+                .into_iter()
+                .filter_map(|(m, served)| served.then_some(m))
+                .collect();
+                Route {
+                    template: template.clone(),
+                    methods,
+                }
+            })
+            .collect()
+    })
+}
+
+/// The route a request path belongs to (a literal segment wins over a
+/// parameter), or `None` for a path the server does not serve.
+pub fn find_route(path: &str) -> Option<&'static Route> {
+    route_table()
+        .iter()
+        .filter_map(|r| r.score(path).map(|s| (s, r)))
+        .max_by_key(|(s, _)| *s)
+        .map(|(_, r)| r)
+}

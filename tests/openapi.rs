@@ -1,0 +1,199 @@
+//! `GET /api/openapi.json` against the routes the server really serves.
+//!
+//! The served paths are read from board-server's source (every `warp::path!`
+//! of the routes), the served methods by asking the running server: a method a
+//! path does not have gets 405 (with `Allow`), one it has gets anything else.
+//! The test fails when a served route or method is missing from the document,
+//! or when the document names one that is not served.
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use serde_json::Value;
+
+const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+
+/// A template with every parameter written `{}`.
+fn normalized(template: &str) -> String {
+    template
+        .split('/')
+        .map(|s| if s.starts_with('{') { "{}" } else { s })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Every `warp::path!(…)` in the server's route code, as a normalized template.
+fn source_paths() -> BTreeSet<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("board-server/src");
+    let mut files: Vec<_> = std::fs::read_dir(src.join("routes"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.push(src.join("openapi.rs"));
+    let mut paths = BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for (at, _) in text.match_indices("warp::path!(") {
+            let rest = &text[at + "warp::path!(".len()..];
+            let args = &rest[..rest.find(')').unwrap()];
+            let segments: Vec<String> = args
+                .split('/')
+                .map(|s| {
+                    let s = s.trim();
+                    match s.strip_prefix('"').and_then(|s| s.strip_suffix('"')) {
+                        Some(literal) => literal.to_string(),
+                        None => "{}".to_string(),
+                    }
+                })
+                .collect();
+            paths.insert(format!("/{}", segments.join("/")));
+        }
+    }
+    paths
+}
+
+/// The documented methods of every normalized path.
+fn documented(doc: &Value) -> BTreeMap<String, BTreeSet<String>> {
+    doc["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(path, item)| {
+            let methods = item
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter(|m| METHODS.contains(&m.to_uppercase().as_str()))
+                .map(|m| m.to_uppercase())
+                .collect();
+            (normalized(path), methods)
+        })
+        .collect()
+}
+
+/// The methods the document gives a concrete path: those of the template it
+/// matches with the most literal segments (`/api/columns/order` is the order
+/// route's, not a column id).
+fn methods_for(concrete: &str, doc: &BTreeMap<String, BTreeSet<String>>) -> BTreeSet<String> {
+    let got: Vec<&str> = concrete.split('/').collect();
+    doc.iter()
+        .filter_map(|(template, methods)| {
+            let want: Vec<&str> = template.split('/').collect();
+            let matches =
+                want.len() == got.len() && want.iter().zip(&got).all(|(w, g)| *w == "{}" || w == g);
+            matches.then(|| (want.iter().filter(|w| **w != "{}").count(), methods))
+        })
+        .max_by_key(|(literal, _)| *literal)
+        .map(|(_, methods)| methods.clone())
+        .unwrap_or_default()
+}
+
+fn is_public(doc: &Value, path: &str, method: &str) -> bool {
+    let op = &doc["paths"][path][method.to_lowercase()];
+    op["security"]
+        .as_array()
+        .is_some_and(|reqs| reqs.iter().all(|r| r.as_object().unwrap().is_empty()))
+}
+
+#[test]
+fn the_source_reader_finds_the_routes() {
+    let paths = source_paths();
+    assert!(paths.contains("/api/columns/order"), "{paths:?}");
+    assert!(
+        paths.contains("/api/cards/{}/comments/uploads"),
+        "{paths:?}"
+    );
+    assert!(paths.contains("/healthz"), "{paths:?}");
+    assert!(paths.len() >= 19, "{paths:?}");
+}
+
+#[tokio::test]
+async fn the_document_names_exactly_the_routes_served() {
+    let app = common::spawn_app(common::Backend::Sqlite).await;
+    let res = app.call_as("", "GET", "/api/openapi.json", None).await;
+    assert_eq!(res.status, 200, "the document needs no credential");
+    let doc = res.body;
+    assert_eq!(doc["openapi"], "3.1.0");
+    let schemes = &doc["components"]["securitySchemes"];
+    assert_eq!(schemes["bearer"]["scheme"], "bearer", "{schemes}");
+    assert_eq!(schemes["cookie"]["in"], "cookie", "{schemes}");
+    assert_eq!(schemes["cookie"]["name"], "board_session", "{schemes}");
+
+    let served = source_paths();
+    let methods = documented(&doc);
+    let in_doc: BTreeSet<String> = methods.keys().cloned().collect();
+    assert_eq!(
+        served.difference(&in_doc).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "served paths missing from the document"
+    );
+    assert_eq!(
+        in_doc.difference(&served).collect::<Vec<_>>(),
+        Vec::<&String>::new(),
+        "documented paths the server does not serve"
+    );
+
+    let mut probed = 0;
+    for path in doc["paths"].as_object().unwrap().keys() {
+        let concrete = normalized(path).replace("{}", &cuid2::create_id());
+        let expected = methods_for(&normalized(path), &methods);
+        for method in METHODS {
+            let res = app.call_as("", method, &concrete, None).await;
+            probed += 1;
+            let route_missing = res.status == 404 && res.body["message"] == "no such route";
+            if expected.contains(method) {
+                assert!(
+                    res.status != 405 && !route_missing,
+                    "{method} {path} is documented but not served: {} {}",
+                    res.status,
+                    res.body
+                );
+            } else {
+                assert_eq!(
+                    res.status, 405,
+                    "{method} {path} is served but not documented: {}",
+                    res.body
+                );
+            }
+            if methods[&normalized(path)].contains(method) {
+                let public = is_public(&doc, path, method);
+                assert_eq!(
+                    res.status != 401,
+                    public,
+                    "{method} {path}: the document's security and the server disagree ({})",
+                    res.status
+                );
+                let responses = &doc["paths"][path][method.to_lowercase()]["responses"];
+                assert!(
+                    responses.get(res.status.to_string()).is_some(),
+                    "{method} {path} answered {}, which the document does not list",
+                    res.status
+                );
+            }
+        }
+    }
+    assert_eq!(probed, in_doc.len() * METHODS.len());
+}
+
+#[tokio::test]
+async fn a_405_names_the_methods_of_the_path() {
+    let app = common::spawn_app(common::Backend::Sqlite).await;
+    let res = app
+        .http
+        .put(format!("{}/api/columns", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 405);
+    assert_eq!(res.headers()["allow"], "GET, POST");
+    let res = app
+        .http
+        .get(format!("{}/api/columns/order", app.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status().as_u16(), 405);
+    assert_eq!(res.headers()["allow"], "PATCH");
+}
