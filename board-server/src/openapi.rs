@@ -345,31 +345,33 @@ pub struct Route {
     pub template: String,
     /// The methods served on it, upper case (`GET`, `PATCH`).
     pub methods: Vec<&'static str>,
+    /// The template's segments; `None` for a parameter.
+    segments: Vec<Option<String>>,
 }
 
 impl Route {
-    /// How well `path` matches: `None` when it does not, else the number of
-    /// literal segments matched (the order route beats `/api/columns/{id}`).
-    fn score(&self, path: &str) -> Option<usize> {
-        let want: Vec<&str> = self.template.trim_matches('/').split('/').collect();
-        let got: Vec<&str> = path.trim_matches('/').split('/').collect();
-        if want.len() != got.len() {
+    /// How well a path (split into segments) matches: `None` when it does not,
+    /// else the number of literal segments (the order route beats
+    /// `/api/columns/{id}`).
+    fn score(&self, path: &[&str]) -> Option<usize> {
+        if self.segments.len() != path.len() {
             return None;
         }
         let mut literal = 0;
-        for (w, g) in want.iter().zip(&got) {
-            if w.starts_with('{') {
-                if g.is_empty() {
-                    return None;
-                }
-            } else if w == g {
-                literal += 1;
-            } else {
-                return None;
+        for (want, got) in self.segments.iter().zip(path) {
+            match want {
+                None if got.is_empty() => return None,
+                None => {}
+                Some(w) if w == got => literal += 1,
+                Some(_) => return None,
             }
         }
         Some(literal)
     }
+}
+
+fn segments(path: &str) -> impl Iterator<Item = &str> {
+    path.trim_matches('/').split('/')
 }
 
 /// Every route of the document, read once from it.
@@ -394,6 +396,9 @@ pub fn route_table() -> &'static [Route] {
                 Route {
                     template: template.clone(),
                     methods,
+                    segments: segments(template)
+                        .map(|s| (!s.starts_with('{')).then(|| s.to_string()))
+                        .collect(),
                 }
             })
             .collect()
@@ -403,9 +408,10 @@ pub fn route_table() -> &'static [Route] {
 /// The route a request path belongs to (a literal segment wins over a
 /// parameter), or `None` for a path the server does not serve.
 pub fn find_route(path: &str) -> Option<&'static Route> {
+    let path: Vec<&str> = segments(path).collect();
     route_table()
         .iter()
-        .filter_map(|r| r.score(path).map(|s| (s, r)))
+        .filter_map(|r| r.score(&path).map(|s| (s, r)))
         .max_by_key(|(s, _)| *s)
         .map(|(_, r)| r)
 }

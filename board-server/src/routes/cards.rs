@@ -57,7 +57,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     responses(
         (status = 201, description = "The new card (one history entry written)", body = board_core::Card),
         (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such project or column (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]
@@ -99,7 +98,7 @@ pub(crate) async fn get(id: String, app: Shared, creds: Credentials) -> Response
     responses(
         (status = 200, description = "The card (a move writes one history entry)", body = board_core::Card),
         (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card or column (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]
@@ -169,7 +168,6 @@ pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Resp
     responses(
         (status = 200, description = "The set in effect, each column with its cards", body = board_core::BoardView),
         (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such project (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]

@@ -64,7 +64,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     responses(
         (status = 200, description = "The columns: the tenant set, then each project set, by position", body = Vec<board_core::Column>),
         (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such project (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
