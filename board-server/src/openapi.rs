@@ -1,16 +1,17 @@
 //! `GET /api/openapi.json`: the OpenAPI 3.1 document of every route, built by
 //! `utoipa` from the handlers' `#[utoipa::path]` attributes and the wire types
 //! of board-core (feature `openapi`). What holds for every route is applied
-//! here once (`Common`): the security schemes, a secured route may answer
-//! 401, a JSON body is closed (unknown fields are a schema failure) and may
-//! answer 413; and `LINKS` says where a created resource's id can be used.
+//! here once (`Common`): the security schemes; a secured route may answer 401
+//! and 403, a route with a path id 404 (unless the route says more); a JSON
+//! body is closed (unknown fields are a schema failure) and may answer 413;
+//! and `LINKS` says where a created resource's id can be used.
 //!
 //! The document is also the server's route table: [`find_route`] gives the
 //! metrics their route template and a 405 its `Allow` header.
 
 use std::sync::OnceLock;
 
-use utoipa::openapi::path::Operation;
+use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::request_body::RequestBody;
 use utoipa::openapi::schema::{AdditionalProperties, Schema};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
@@ -110,21 +111,7 @@ impl Modify for Common {
             "cookie",
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new("board_session"))),
         );
-        let mut closed = Vec::new();
-        for item in doc.paths.paths.values_mut() {
-            for op in [
-                &mut item.get,
-                &mut item.post,
-                &mut item.patch,
-                &mut item.put,
-                &mut item.delete,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                closed.extend(shared_responses(op));
-            }
-        }
+        let closed: Vec<String> = operations(doc).filter_map(shared_responses).collect();
         add_links(doc);
         let components = doc.components.get_or_insert_with(Default::default);
         for name in closed {
@@ -133,6 +120,21 @@ impl Modify for Common {
             }
         }
     }
+}
+
+/// Every operation of the document.
+fn operations(doc: &mut Document) -> impl Iterator<Item = &mut Operation> {
+    doc.paths.paths.values_mut().flat_map(|item| {
+        [
+            &mut item.get,
+            &mut item.post,
+            &mut item.patch,
+            &mut item.put,
+            &mut item.delete,
+        ]
+        .into_iter()
+        .flatten()
+    })
 }
 
 /// Where the id a created resource answers with can be used next:
@@ -262,18 +264,7 @@ const LINKS: &[(&str, &str, &str, &str, &str)] = &[
 
 fn add_links(doc: &mut Document) {
     for (from, status, to, param, value) in LINKS {
-        let op = doc.paths.paths.values_mut().find_map(|item| {
-            [
-                &mut item.get,
-                &mut item.post,
-                &mut item.patch,
-                &mut item.put,
-                &mut item.delete,
-            ]
-            .into_iter()
-            .flatten()
-            .find(|op| op.operation_id.as_deref() == Some(from))
-        });
+        let op = operations(doc).find(|op| op.operation_id.as_deref() == Some(from));
         let Some(RefOr::T(response)) = op.and_then(|op| op.responses.responses.get_mut(*status))
         else {
             panic!("link from an unknown response: {from} {status}");
@@ -299,6 +290,14 @@ fn shared_responses(op: &mut Operation) -> Option<String> {
             "401",
             "No credential, or one that is malformed, unknown, revoked or expired",
         );
+        add_error(
+            op,
+            "403",
+            "The account does not reach the workspace, or its role is too low",
+        );
+    }
+    if let Some(what) = path_resource(op) {
+        add_error(op, "404", &format!("No such {what}, or a malformed id"));
     }
     let RefOr::T(body) = op.request_body.as_ref()? else {
         return None;
@@ -306,6 +305,18 @@ fn shared_responses(op: &mut Operation) -> Option<String> {
     let json = json_body(body)?;
     add_error(op, "413", "The JSON body is over 1 MiB");
     json
+}
+
+/// What the path parameter names ("The card" → "card"), if there is one.
+fn path_resource(op: &Operation) -> Option<String> {
+    op.parameters
+        .iter()
+        .flatten()
+        .find_map(|p| match p {
+            RefOr::T(p) if p.parameter_in == ParameterIn::Path => p.description.clone(),
+            _ => None,
+        })
+        .map(|d| d.trim_start_matches("The ").to_string())
 }
 
 fn json_body(body: &RequestBody) -> Option<Option<String>> {

@@ -36,8 +36,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
@@ -60,7 +58,6 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
         (status = 201, description = "The stored files (all or none)", body = Vec<board_core::Attachment>),
         (status = 400, description = "No file in the form, an empty file, or an unreadable form (NO_FILE)", body = crate::error::ErrorBody),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or attachments are off (ATTACHMENTS_DISABLED)", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
         (status = 413, description = "A file is over the installation's maximum (FILE_TOO_LARGE); nothing is stored", body = crate::error::ErrorBody),
         (status = 415, description = "A file's content is not an accepted format (images, PDF, ZIP, Office Open XML, plain text) (UNSUPPORTED_FORMAT); nothing is stored", body = crate::error::ErrorBody),
     ),
@@ -87,8 +84,6 @@ pub(crate) async fn create(
     params(("id" = board_core::AttachmentId, Path, description = "The attachment")),
     responses(
         (status = 200, description = "The attachment and its file are deleted", body = super::Deleted),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such attachment (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {

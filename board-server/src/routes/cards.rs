@@ -56,7 +56,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     request_body = board_core::NewCard,
     responses(
         (status = 201, description = "The new card (one history entry written)", body = board_core::Card),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]
@@ -78,8 +77,6 @@ pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) ->
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card", body = board_core::Card),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn get(id: String, app: Shared, creds: Credentials) -> Response {
@@ -97,8 +94,6 @@ pub(crate) async fn get(id: String, app: Shared, creds: Credentials) -> Response
     request_body = board_core::CardPatch,
     responses(
         (status = 200, description = "The card (a move writes one history entry)", body = board_core::Card),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]
@@ -126,8 +121,6 @@ pub(crate) async fn patch(
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card is deleted with its comments, attachments, relations and history", body = super::Deleted),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
@@ -146,8 +139,6 @@ pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Respo
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card's column changes, oldest first", body = Vec<board_core::HistoryEntry>),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Response {
@@ -167,7 +158,6 @@ pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Resp
     params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace"), ("project" = Option<String>, Query, description = "A project id: the set in effect for its cards")),
     responses(
         (status = 200, description = "The set in effect, each column with its cards", body = board_core::BoardView),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]

@@ -63,7 +63,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     params(("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; without it, the columns of every workspace the account reaches"), ("project" = Option<String>, Query, description = "A project id: only the set in effect for its cards (ignored without tenant)")),
     responses(
         (status = 200, description = "The columns: the tenant set, then each project set, by position", body = Vec<board_core::Column>),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
@@ -106,7 +105,7 @@ pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) ->
     responses(
         (status = 200, description = "The columns took, in the given order, the positions they held together", body = Reordered),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or column management is off (COLUMN_MANAGEMENT_DISABLED)", body = crate::error::ErrorBody),
-        (status = 404, description = "No such column (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 404, description = "A column id that does not exist", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or the ids are not all of one set (MIXED_SETS)", body = crate::error::ErrorBody),
     ),
 )]
@@ -130,7 +129,6 @@ pub(crate) async fn reorder(app: Shared, creds: Credentials, body: BodyStream) -
     responses(
         (status = 200, description = "The column", body = board_core::Column),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or column management is off (COLUMN_MANAGEMENT_DISABLED)", body = crate::error::ErrorBody),
-        (status = 404, description = "No such column (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or done:false on the done column (DONE_MARK_REQUIRED)", body = crate::error::ErrorBody),
     ),
 )]
@@ -160,7 +158,6 @@ pub(crate) async fn update(
     responses(
         (status = 200, description = "The column is deleted; its cards were moved or deleted", body = board_core::ColumnDeleted),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or column management is off (COLUMN_MANAGEMENT_DISABLED)", body = crate::error::ErrorBody),
-        (status = 404, description = "No such column (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or LAST_COLUMN, DONE_COLUMN, INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]

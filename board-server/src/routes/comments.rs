@@ -46,8 +46,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
@@ -68,8 +66,6 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
     request_body = board_core::CommentInput,
     responses(
         (status = 201, description = "The new comment, with the images it bound", body = board_core::Comment),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
     ),
 )]
@@ -98,8 +94,6 @@ pub(crate) async fn create(
     request_body = board_core::CommentInput,
     responses(
         (status = 200, description = "The comment", body = board_core::Comment),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such comment (or a malformed id)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
     ),
 )]
@@ -127,8 +121,6 @@ pub(crate) async fn patch(
     params(("id" = board_core::CommentId, Path, description = "The comment")),
     responses(
         (status = 200, description = "The comment is deleted with its images", body = super::Deleted),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such comment (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
@@ -150,7 +142,6 @@ pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Respo
         (status = 201, description = "The images, loose until a comment binds them", body = Vec<board_core::Attachment>),
         (status = 400, description = "No file in the form, an empty file, or an unreadable form (NO_FILE)", body = crate::error::ErrorBody),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or attachments are off (ATTACHMENTS_DISABLED)", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
         (status = 413, description = "A file is over the installation's maximum (FILE_TOO_LARGE); nothing is stored", body = crate::error::ErrorBody),
         (status = 415, description = "A file's content is not an accepted format (PNG, JPEG, GIF, WebP) (UNSUPPORTED_FORMAT); nothing is stored", body = crate::error::ErrorBody),
     ),

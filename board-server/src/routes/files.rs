@@ -33,11 +33,9 @@ fn header(value: &str) -> Result<HeaderValue, ApiError> {
 
 #[utoipa::path(
     get, path = "/api/files/{storedName}", operation_id = "downloadFile", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
-    params(("storedName" = String, Path, description = "The stored name of an attachment")),
+    params(("storedName" = String, Path, description = "The stored file (`storedName` of an attachment)")),
     responses(
         (status = 200, description = "The bytes, with the detected Content-Type, nosniff and Content-Disposition", content_type = "*/*", body = crate::openapi::FileBytes),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such file (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn download(name: String, app: Shared, creds: Credentials) -> Response {

@@ -30,8 +30,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "Every link of the card, as source or target, oldest first", body = Vec<board_core::Relation>),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
@@ -52,8 +50,7 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
     request_body = board_core::NewRelation,
     responses(
         (status = 201, description = "The link, read from the route's card to the target", body = board_core::Relation),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such card or target card (or a malformed id)", body = crate::error::ErrorBody),
+        (status = 404, description = "No such card or target card, or a malformed id", body = crate::error::ErrorBody),
         (status = 409, description = "A link between the two cards exists, in either direction (LINK_EXISTS)", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or SELF_LINK, CROSS_WORKSPACE_LINK, CROSS_PROJECT_LINK, LINK_CYCLE", body = crate::error::ErrorBody),
     ),
@@ -82,8 +79,6 @@ pub(crate) async fn create(
     params(("id" = board_core::RelationId, Path, description = "The relation")),
     responses(
         (status = 200, description = "The link is gone from both cards", body = super::Deleted),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
-        (status = 404, description = "No such relation (or a malformed id)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {

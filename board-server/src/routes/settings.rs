@@ -25,7 +25,6 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
     params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace")),
     responses(
         (status = 200, description = "The workspace's settings", body = board_core::Settings),
-        (status = 403, description = "The account does not reach the workspace, or its role is too low", body = crate::error::ErrorBody),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
