@@ -167,6 +167,11 @@ impl Board {
     where
         E: Executor<'e, Database = Any>,
     {
+        // A malformed id names no workspace (and may hold bytes, such as NUL,
+        // that PostgreSQL refuses as text): not reached, without a query.
+        if !crate::ids::is_cuid(workspace) {
+            return Err(Error::not_reached());
+        }
         let Actor::Account(account) = actor else {
             return Ok(());
         };

@@ -166,6 +166,21 @@ pub trait UploadSource: Send {
     fn next_chunk(&mut self) -> impl Future<Output = Result<Option<Self::Chunk>>> + Send;
 }
 
+/// The sent file name, kept as data: control characters (NUL included, which
+/// no backend stores as text) become `_`; no name, or an empty one, is `file`.
+fn clean_file_name(name: Option<String>) -> String {
+    let name: String = name
+        .unwrap_or_default()
+        .chars()
+        .map(|c| if c.is_control() { '_' } else { c })
+        .collect();
+    if name.is_empty() {
+        "file".into()
+    } else {
+        name
+    }
+}
+
 /// An upload held in memory: `(field, file name, bytes)` per part. For Rust
 /// callers and tests; the server streams instead.
 #[derive(Debug, Clone, Default)]
@@ -320,7 +335,7 @@ impl Board {
             }
             out.shutdown().await?;
             drop(out);
-            let original_name = part.file_name.unwrap_or_else(|| "file".into());
+            let original_name = clean_file_name(part.file_name);
             if size == 0 {
                 return Err(Error::NoFile(format!(
                     "the file {original_name:?} is empty"

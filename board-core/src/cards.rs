@@ -57,7 +57,11 @@ pub struct NewCard {
     /// The title (trimmed, 1..=100 characters).
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 100, pattern = r"\S")
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$"
+        )
     )]
     pub title: String,
 }
@@ -90,7 +94,12 @@ pub struct CardPatch {
     /// New title.
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 100, pattern = r"\S", nullable = false)
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$",
+            nullable = false
+        )
     )]
     pub title: Option<String>,
     /// Column to move to (another column of the set in effect).

@@ -56,7 +56,11 @@ pub struct CommentInput {
     /// The Markdown (1..=50,000 characters, not blank; kept byte for byte).
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 50_000, pattern = r"\S")
+        schema(
+            min_length = 1,
+            max_length = 50_000,
+            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$"
+        )
     )]
     pub content: String,
     /// Loose comment uploads of the card to bind. On update, the whole image
@@ -65,8 +69,12 @@ pub struct CommentInput {
     pub attachment_ids: Option<Vec<AttachmentId>>,
 }
 
-/// Checks comment content: 1..=50,000 characters and not blank. Never trims.
+/// Checks comment content: 1..=50,000 characters, not blank, no NUL
+/// character (which no backend stores as text). Never trims.
 pub fn check_content(s: &str) -> Result<(), String> {
+    if s.contains('\0') {
+        return Err(crate::validate::NUL_REFUSED.into());
+    }
     if s.trim().is_empty() {
         return Err("String must contain at least 1 non-blank character".into());
     }

@@ -15,8 +15,9 @@ use crate::ids::ColumnId;
 pub const CUID_PATTERN: &str = "^[a-z][a-z0-9]{23}$";
 
 /// The pattern of a name or a comment: at least one character that is not
-/// blank (names are trimmed, comments must not be blank).
-pub const NOT_BLANK: &str = r"\S";
+/// blank (names are trimmed, comments must not be blank), and no NUL.
+/// The derive attributes repeat it (they take literals only); a test checks.
+pub const TEXT_PATTERN: &str = r"^[^\x00]*[^\s\x00][^\x00]*$";
 
 /// The schema of an id: a string matching [`CUID_PATTERN`].
 pub fn cuid() -> RefOr<Schema> {
@@ -120,6 +121,15 @@ mod tests {
                 "{field}"
             );
             assert_eq!(schema["properties"][field]["minLength"], 1, "{field}");
+        }
+        for (schema, field) in [
+            (json::<NewColumn>(), "name"),
+            (json::<ColumnPatch>(), "name"),
+            (json::<NewCard>(), "title"),
+            (json::<CardPatch>(), "title"),
+            (json::<CommentInput>(), "content"),
+        ] {
+            assert_eq!(schema["properties"][field]["pattern"], super::TEXT_PATTERN);
         }
         let comment = json::<CommentInput>();
         assert_eq!(comment["properties"]["content"]["maxLength"], COMMENT_MAX);

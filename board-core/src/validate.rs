@@ -213,8 +213,16 @@ pub fn name(v: &Value) -> Result<String, String> {
     check_name(&string(v)?)
 }
 
-/// Trims a name and checks its length (1..=100 characters).
+/// The message for text holding a NUL character, which neither backend
+/// stores as text (PostgreSQL refuses it, SQLite's `length()` stops at it).
+pub const NUL_REFUSED: &str = "String must not contain NUL (\\u0000) characters";
+
+/// Trims a name and checks its length (1..=100 characters) and that it holds
+/// no NUL character.
 pub fn check_name(raw: &str) -> Result<String, String> {
+    if raw.contains('\0') {
+        return Err(NUL_REFUSED.into());
+    }
     let t = raw.trim();
     match t.chars().count() {
         0 => Err("String must contain at least 1 character(s) after trimming".into()),

@@ -91,7 +91,7 @@ fn refused_cleanly(e: &Error) -> bool {
 }
 
 fn name_ok(n: &str) -> bool {
-    n == n.trim() && (1..=NAME_MAX).contains(&n.chars().count())
+    n == n.trim() && (1..=NAME_MAX).contains(&n.chars().count()) && !n.contains('\0')
 }
 
 fn check_all(v: &Value) -> Result<(), TestCaseError> {
@@ -118,6 +118,7 @@ fn check_all(v: &Value) -> Result<(), TestCaseError> {
         },
         SettingsPatch => |_| true,
         board_core::relations::NewRelation => |_| true,
+        board_core::CommentInput => |c| !c.content.trim().is_empty() && !c.content.contains('\0'),
     }
     Ok(())
 }
@@ -161,6 +162,15 @@ proptest! {
                 other => prop_assert!(false, "accepted or wrong error: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn text_holding_nul_is_refused(before in "[a-z ]{0,8}", after in "[a-z ]{0,8}") {
+        let text = format!("{before}\u{0}{after}");
+        let card = json!({"tenantId": "ckv7q2x0a0000abcdefghijk", "title": text});
+        prop_assert!(NewCard::from_json(&card).is_err());
+        let comment = json!({"content": text});
+        prop_assert!(board_core::CommentInput::from_json(&comment).is_err());
     }
 
     #[test]

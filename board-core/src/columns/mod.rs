@@ -99,7 +99,11 @@ pub struct NewColumn {
     /// The name (trimmed, 1..=100 characters).
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 100, pattern = r"\S")
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$"
+        )
     )]
     pub name: String,
     /// The accent (`color`); default `slate`.
@@ -311,6 +315,12 @@ impl Board {
     where
         E: Executor<'e, Database = Any>,
     {
+        // A malformed project id is no project of the workspace (and is never
+        // sent to the database: it may hold NUL, which PostgreSQL refuses).
+        let project = match project {
+            Some(p) if !crate::ids::is_cuid(p) => Some(""),
+            p => p,
+        };
         let row: Option<AnyRow> = sqlx::query(
             "SELECT ts.id AS tenant_set, ps.id AS project_set, st.column_scope, \
                     CASE WHEN EXISTS (SELECT 1 FROM columns c WHERE c.set_id = ps.id) THEN 1 ELSE 0 END AS has_columns \

@@ -22,7 +22,12 @@ pub struct ColumnPatch {
     /// New name (trimmed, 1..=100 characters).
     #[cfg_attr(
         feature = "openapi",
-        schema(min_length = 1, max_length = 100, pattern = r"\S", nullable = false)
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$",
+            nullable = false
+        )
     )]
     pub name: Option<String>,
     /// New accent (`color` on the wire).
