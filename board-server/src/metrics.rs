@@ -28,10 +28,8 @@ pub struct Metrics {
 /// The route template of a path, from the OpenAPI document's routes
 /// (`/api/cards/{id}/history`), or `other`: the number of series stays
 /// bounded whatever clients send.
-pub fn route_template(path: &str) -> String {
-    crate::openapi::find_route(path)
-        .map(|r| r.template.clone())
-        .unwrap_or_else(|| "other".into())
+pub fn route_template(path: &str) -> &'static str {
+    crate::openapi::find_route(path).map_or("other", |r| r.template.as_str())
 }
 
 impl Metrics {

@@ -66,7 +66,7 @@ where
                 let route = route_template(path.as_str());
                 let status = response.status().as_u16();
                 let seconds = started.elapsed().as_secs_f64();
-                metrics.observe(method.as_str(), &route, status, seconds);
+                metrics.observe(method.as_str(), route, status, seconds);
                 tracing::info!(
                     method = %method,
                     route = %route,
