@@ -92,7 +92,9 @@ fn methods_for(concrete: &str, doc: &BTreeMap<String, BTreeSet<String>>) -> BTre
 
 fn is_public(doc: &Value, path: &str, method: &str) -> bool {
     let op = &doc["paths"][path][method.to_lowercase()];
-    op["security"]
+    // An operation without `security` of its own has the document's.
+    let security = op.get("security").unwrap_or(&doc["security"]);
+    security
         .as_array()
         .is_some_and(|reqs| reqs.iter().all(|r| r.as_object().unwrap().is_empty()))
 }

@@ -37,6 +37,8 @@ use crate::routes::{attachments, cards, columns, comments, files, health, relati
         files::download,
         relations::list, relations::create, relations::delete,
     ),
+    // Every route needs a credential unless it says `security(())`.
+    security(("bearer" = []), ("cookie" = [])),
     modifiers(&Common),
 )]
 pub struct ApiDoc;
@@ -280,10 +282,11 @@ fn add_links(doc: &mut Document) {
 /// Adds 401 to a secured operation and 413 to one with a JSON body; returns
 /// the schema name of that JSON body, which is then closed.
 fn shared_responses(op: &mut Operation) -> Option<String> {
+    // No `security` of its own: the document's (a credential) holds.
     let secured = op
         .security
         .as_ref()
-        .is_some_and(|s| s.iter().any(|r| r != &Default::default()));
+        .is_none_or(|s| s.iter().any(|r| r != &Default::default()));
     if secured {
         add_error(
             op,

@@ -32,7 +32,7 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 }
 
 #[utoipa::path(
-    get, path = "/api/cards/{id}/attachments", operation_id = "listAttachments", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/cards/{id}/attachments", operation_id = "listAttachments", tag = "attachments",
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>),
@@ -51,7 +51,7 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
 }
 
 #[utoipa::path(
-    post, path = "/api/cards/{id}/attachments", operation_id = "createAttachments", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    post, path = "/api/cards/{id}/attachments", operation_id = "createAttachments", tag = "attachments",
     params(("id" = board_core::CardId, Path, description = "The card")),
     request_body(content = crate::openapi::UploadForm, content_type = "multipart/form-data"),
     responses(
@@ -80,7 +80,7 @@ pub(crate) async fn create(
 }
 
 #[utoipa::path(
-    delete, path = "/api/attachments/{id}", operation_id = "deleteAttachment", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    delete, path = "/api/attachments/{id}", operation_id = "deleteAttachment", tag = "attachments",
     params(("id" = board_core::AttachmentId, Path, description = "The attachment")),
     responses(
         (status = 200, description = "The attachment and its file are deleted", body = super::Deleted),

@@ -52,7 +52,7 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 }
 
 #[utoipa::path(
-    post, path = "/api/cards", operation_id = "createCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    post, path = "/api/cards", operation_id = "createCard", tag = "cards",
     request_body = board_core::NewCard,
     responses(
         (status = 201, description = "The new card (one history entry written)", body = board_core::Card),
@@ -73,7 +73,7 @@ pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) ->
 }
 
 #[utoipa::path(
-    get, path = "/api/cards/{id}", operation_id = "getCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/cards/{id}", operation_id = "getCard", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card", body = board_core::Card),
@@ -89,7 +89,7 @@ pub(crate) async fn get(id: String, app: Shared, creds: Credentials) -> Response
 }
 
 #[utoipa::path(
-    patch, path = "/api/cards/{id}", operation_id = "updateCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    patch, path = "/api/cards/{id}", operation_id = "updateCard", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card")),
     request_body = board_core::CardPatch,
     responses(
@@ -117,7 +117,7 @@ pub(crate) async fn patch(
 }
 
 #[utoipa::path(
-    delete, path = "/api/cards/{id}", operation_id = "deleteCard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    delete, path = "/api/cards/{id}", operation_id = "deleteCard", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card is deleted with its comments, attachments, relations and history", body = super::Deleted),
@@ -135,7 +135,7 @@ pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Respo
 }
 
 #[utoipa::path(
-    get, path = "/api/cards/{id}/history", operation_id = "cardHistory", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/cards/{id}/history", operation_id = "cardHistory", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card's column changes, oldest first", body = Vec<board_core::HistoryEntry>),
@@ -154,7 +154,7 @@ pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Resp
 }
 
 #[utoipa::path(
-    get, path = "/api/board", operation_id = "getBoard", tag = "cards", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/board", operation_id = "getBoard", tag = "cards",
     params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace"), ("project" = Option<String>, Query, description = "A project id: the set in effect for its cards")),
     responses(
         (status = 200, description = "The set in effect, each column with its cards", body = board_core::BoardView),

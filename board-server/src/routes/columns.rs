@@ -59,7 +59,7 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 }
 
 #[utoipa::path(
-    get, path = "/api/columns", operation_id = "listColumns", tag = "columns", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/columns", operation_id = "listColumns", tag = "columns",
     params(("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; without it, the columns of every workspace the account reaches"), ("project" = Option<String>, Query, description = "A project id: only the set in effect for its cards (ignored without tenant)")),
     responses(
         (status = 200, description = "The columns: the tenant set, then each project set, by position", body = Vec<board_core::Column>),
@@ -78,7 +78,7 @@ pub(crate) async fn list(app: Shared, creds: Credentials, q: HashMap<String, Str
 }
 
 #[utoipa::path(
-    post, path = "/api/columns", operation_id = "createColumn", tag = "columns", security(("bearer" = []), ("cookie" = [])),
+    post, path = "/api/columns", operation_id = "createColumn", tag = "columns",
     request_body = board_core::NewColumn,
     responses(
         (status = 201, description = "The new column, at the end of its set", body = board_core::Column),
@@ -100,7 +100,7 @@ pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) ->
 }
 
 #[utoipa::path(
-    patch, path = "/api/columns/order", operation_id = "reorderColumns", tag = "columns", security(("bearer" = []), ("cookie" = [])),
+    patch, path = "/api/columns/order", operation_id = "reorderColumns", tag = "columns",
     request_body = board_core::ColumnOrder,
     responses(
         (status = 200, description = "The columns took, in the given order, the positions they held together", body = Reordered),
@@ -123,7 +123,7 @@ pub(crate) async fn reorder(app: Shared, creds: Credentials, body: BodyStream) -
 }
 
 #[utoipa::path(
-    patch, path = "/api/columns/{id}", operation_id = "updateColumn", tag = "columns", security(("bearer" = []), ("cookie" = [])),
+    patch, path = "/api/columns/{id}", operation_id = "updateColumn", tag = "columns",
     params(("id" = board_core::ColumnId, Path, description = "The column")),
     request_body = board_core::ColumnPatch,
     responses(
@@ -152,7 +152,7 @@ pub(crate) async fn update(
 }
 
 #[utoipa::path(
-    delete, path = "/api/columns/{id}", operation_id = "deleteColumn", tag = "columns", security(("bearer" = []), ("cookie" = [])),
+    delete, path = "/api/columns/{id}", operation_id = "deleteColumn", tag = "columns",
     params(("id" = board_core::ColumnId, Path, description = "The column")),
     request_body = board_core::DeleteColumn,
     responses(

@@ -42,7 +42,7 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 }
 
 #[utoipa::path(
-    get, path = "/api/cards/{id}/comments", operation_id = "listComments", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/cards/{id}/comments", operation_id = "listComments", tag = "comments",
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>),
@@ -61,7 +61,7 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
 }
 
 #[utoipa::path(
-    post, path = "/api/cards/{id}/comments", operation_id = "createComment", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    post, path = "/api/cards/{id}/comments", operation_id = "createComment", tag = "comments",
     params(("id" = board_core::CardId, Path, description = "The card")),
     request_body = board_core::CommentInput,
     responses(
@@ -89,7 +89,7 @@ pub(crate) async fn create(
 }
 
 #[utoipa::path(
-    patch, path = "/api/comments/{id}", operation_id = "updateComment", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    patch, path = "/api/comments/{id}", operation_id = "updateComment", tag = "comments",
     params(("id" = board_core::CommentId, Path, description = "The comment")),
     request_body = board_core::CommentInput,
     responses(
@@ -117,7 +117,7 @@ pub(crate) async fn patch(
 }
 
 #[utoipa::path(
-    delete, path = "/api/comments/{id}", operation_id = "deleteComment", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    delete, path = "/api/comments/{id}", operation_id = "deleteComment", tag = "comments",
     params(("id" = board_core::CommentId, Path, description = "The comment")),
     responses(
         (status = 200, description = "The comment is deleted with its images", body = super::Deleted),
@@ -135,7 +135,7 @@ pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Respo
 }
 
 #[utoipa::path(
-    post, path = "/api/cards/{id}/comments/uploads", operation_id = "uploadCommentImages", tag = "comments", security(("bearer" = []), ("cookie" = [])),
+    post, path = "/api/cards/{id}/comments/uploads", operation_id = "uploadCommentImages", tag = "comments",
     params(("id" = board_core::CardId, Path, description = "The card")),
     request_body(content = crate::openapi::UploadForm, content_type = "multipart/form-data"),
     responses(

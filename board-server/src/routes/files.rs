@@ -32,7 +32,7 @@ fn header(value: &str) -> Result<HeaderValue, ApiError> {
 }
 
 #[utoipa::path(
-    get, path = "/api/files/{storedName}", operation_id = "downloadFile", tag = "attachments", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/files/{storedName}", operation_id = "downloadFile", tag = "attachments",
     params(("storedName" = String, Path, description = "The stored file (`storedName` of an attachment)")),
     responses(
         (status = 200, description = "The bytes, with the detected Content-Type, nosniff and Content-Disposition", content_type = "*/*", body = crate::openapi::FileBytes),

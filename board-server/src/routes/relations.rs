@@ -26,7 +26,7 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 }
 
 #[utoipa::path(
-    get, path = "/api/cards/{id}/relations", operation_id = "listRelations", tag = "relations", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/cards/{id}/relations", operation_id = "listRelations", tag = "relations",
     params(("id" = board_core::CardId, Path, description = "The card")),
     responses(
         (status = 200, description = "Every link of the card, as source or target, oldest first", body = Vec<board_core::Relation>),
@@ -45,7 +45,7 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
 }
 
 #[utoipa::path(
-    post, path = "/api/cards/{id}/relations", operation_id = "createRelation", tag = "relations", security(("bearer" = []), ("cookie" = [])),
+    post, path = "/api/cards/{id}/relations", operation_id = "createRelation", tag = "relations",
     params(("id" = board_core::CardId, Path, description = "The card")),
     request_body = board_core::NewRelation,
     responses(
@@ -75,7 +75,7 @@ pub(crate) async fn create(
 }
 
 #[utoipa::path(
-    delete, path = "/api/relations/{id}", operation_id = "deleteRelation", tag = "relations", security(("bearer" = []), ("cookie" = [])),
+    delete, path = "/api/relations/{id}", operation_id = "deleteRelation", tag = "relations",
     params(("id" = board_core::RelationId, Path, description = "The relation")),
     responses(
         (status = 200, description = "The link is gone from both cards", body = super::Deleted),

@@ -21,7 +21,7 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 }
 
 #[utoipa::path(
-    get, path = "/api/settings", operation_id = "getSettings", tag = "settings", security(("bearer" = []), ("cookie" = [])),
+    get, path = "/api/settings", operation_id = "getSettings", tag = "settings",
     params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace")),
     responses(
         (status = 200, description = "The workspace's settings", body = board_core::Settings),
@@ -39,7 +39,7 @@ pub(crate) async fn get(app: Shared, creds: Credentials, q: HashMap<String, Stri
 }
 
 #[utoipa::path(
-    patch, path = "/api/settings", operation_id = "updateSettings", tag = "settings", security(("bearer" = []), ("cookie" = [])),
+    patch, path = "/api/settings", operation_id = "updateSettings", tag = "settings",
     request_body = board_core::SettingsPatch,
     responses(
         (status = 200, description = "The settings after the change (Admin)", body = board_core::Settings),
