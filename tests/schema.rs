@@ -79,11 +79,11 @@ async fn postgres_shape(url: &str) -> Shape {
 }
 
 #[tokio::test]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
 async fn both_migration_folders_give_the_same_schema() {
-    if common::postgres_url().is_none() {
-        eprintln!("skipped: BOARD_TEST_POSTGRES_URL is not set");
-        return;
-    }
     let lite = common::TestDb::new(common::Backend::Sqlite).await;
     let pg = common::TestDb::new(common::Backend::Postgres).await;
     for db in [&lite, &pg] {

@@ -24,11 +24,11 @@ on_both_backends! {
 /// Several `board-server` processes started together on one empty PostgreSQL
 /// database: exactly one bootstraps.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
 async fn racing_first_starts_bootstrap_once_on_postgres() {
-    if common::postgres_url().is_none() {
-        eprintln!("skipped: BOARD_TEST_POSTGRES_URL is not set");
-        return;
-    }
     let db = TestDb::new(Backend::Postgres).await;
     let (a, b, c, d) = tokio::join!(
         start_server(&db, &[]),
@@ -51,11 +51,11 @@ async fn racing_first_starts_bootstrap_once_on_postgres() {
 /// Two `board-server` processes on one PostgreSQL database: racing requests
 /// split between them keep one done column per set and lose no card.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
 async fn two_servers_on_one_postgres_keep_the_column_invariants() {
-    if common::postgres_url().is_none() {
-        eprintln!("skipped: BOARD_TEST_POSTGRES_URL is not set");
-        return;
-    }
     let app = std::sync::Arc::new(common::spawn_app(Backend::Postgres).await);
     let (_second, second_base, _) = start_server(&app.db, &[]).await;
     let bases = [app.base.clone(), second_base];
