@@ -1,5 +1,5 @@
-//! Using board-core from Rust: open a SQLite file, create a workspace with its
-//! columns and a card, move the card, and print its history.
+//! Using board-core from Rust: open a SQLite file, create a workspace (born
+//! with its three columns), add a column and a card, move the card, and print its history.
 //!
 //! `cargo run --example quickstart [sqlite://path/to/file.db]`
 
@@ -15,22 +15,18 @@ async fn main() -> Result<(), board_core::Error> {
     // The CLI and this example act as the installation's operator.
     let me = Actor::Operator;
 
+    // A workspace is born with To do, Doing and Done (the done column).
     let ws = board.create_workspace("Quickstart").await?;
-    let mut columns = Vec::new();
-    for (name, color, done) in [
-        ("To do", Accent::Slate, false),
-        ("Doing", Accent::Blue, false),
-        ("Done", Accent::Green, true),
-    ] {
-        let new = NewColumn {
-            tenant_id: ws.id.clone(),
-            project_id: None,
-            name: name.into(),
-            color,
-            done,
-        };
-        columns.push(board.create_column(&me, new.into()).await?);
-    }
+    let mut columns = board.list_columns(&me, Some(ws.id.as_str()), None).await?;
+    // Another column, before Done.
+    let review = NewColumn {
+        tenant_id: ws.id.clone(),
+        project_id: None,
+        name: "Review".into(),
+        color: Accent::Violet,
+        done: false,
+    };
+    columns.push(board.create_column(&me, review.into()).await?);
 
     let card = board
         .create_card(
@@ -45,8 +41,9 @@ async fn main() -> Result<(), board_core::Error> {
         )
         .await?;
     let card_id = board_core::CardId::from_path(&card.id)?;
-    board.move_card(&me, &card_id, &columns[1].id).await?;
-    board.move_card(&me, &card_id, &columns[2].id).await?;
+    board.move_card(&me, &card_id, &columns[1].id).await?; // Doing
+    board.move_card(&me, &card_id, &columns[3].id).await?; // Review
+    board.move_card(&me, &card_id, &columns[2].id).await?; // Done
 
     println!("database: {url}");
     println!("card {:?} ({})", card.title, card.id);

@@ -14,6 +14,22 @@ on_both_backends! {
         let ws_id = ws["id"].as_str().unwrap().to_string();
         assert_eq!(ws["name"], "Acme");
         assert_eq!(ws_id.len(), 24);
+        // A new workspace is born with To do / Doing / Done and takes cards at once.
+        let card = app.cli(&["--json", "card", "create", "--workspace", "Acme", "t"]).await.ok();
+        assert_eq!(card["tenantId"], ws_id.as_str());
+        let cols = app.cli(&["--json", "columns", "list", "--workspace", "Acme"]).await.ok();
+        let shape: Vec<_> = cols
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| (c["name"].clone(), c["accent"].clone(), c["done"].clone()))
+            .collect();
+        assert_eq!(shape, [
+            (json!("To do"), json!("slate"), json!(false)),
+            (json!("Doing"), json!("blue"), json!(false)),
+            (json!("Done"), json!("green"), json!(true)),
+        ]);
+        assert_eq!(card["columnId"], cols[0]["id"], "the card is in To do");
         let p = app.cli(&["--json", "project", "create", "--workspace", "Acme", "Web"]).await.ok();
         assert_eq!(p["tenantId"], ws_id.as_str());
         assert_eq!(p["name"], "Web");

@@ -114,7 +114,7 @@ on_both_backends! {
         let r = app.call_as(&token, "GET", "/api/columns", None).await;
         assert_eq!(r.status, 200);
         let names: Vec<_> = r.body.as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
-        assert_eq!(names, vec![json!("Solo")]);
+        assert_eq!(names, vec![json!("To do"), json!("Doing"), json!("Done"), json!("Solo")], "Other is born with three columns");
         let r = app.call("GET", "/api/columns", None).await;
         assert_eq!(r.body.as_array().unwrap().len(), 5, "admin of Default only");
 
@@ -122,7 +122,7 @@ on_both_backends! {
         // The operator (board-core's Actor::Operator) reaches every workspace, oldest first.
         let all = app.board().await.list_columns(&board_core::Actor::Operator, None, None).await.unwrap();
         let names: Vec<_> = all.iter().map(|c| c.name.as_str()).collect();
-        assert_eq!(names, vec!["To do", "Doing", "Done", "One", "Two", "Solo"]);
+        assert_eq!(names, vec!["To do", "Doing", "Done", "One", "Two", "To do", "Doing", "Done", "Solo"]);
         assert_eq!(app.call_as("", "GET", "/api/columns", None).await.status, 401);
     }
 

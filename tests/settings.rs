@@ -40,4 +40,31 @@ on_both_backends! {
         assert_eq!(app.call_as("", "GET", &path, None).await.status, 401);
         assert_eq!(app.call("GET", &path, None).await.body["columnScope"], "PROJECT", "refusals changed nothing");
     }
+
+    async fn racing_admins_lose_no_setting(backend) {
+        // Two admins, each through its own server process on the same database,
+        // change different settings at the same moment: 20 rounds, and after
+        // each both changes hold. Fails on PostgreSQL without the settings row
+        // lock (a read-then-write of all three fields), on SQLite without
+        // BEGIN IMMEDIATE.
+        let app = common::spawn_app(backend).await;
+        let (_second, second_base, _) = common::start_server(&app.db, &[]).await;
+        let ada = app.account_in(&app.tenant, "ada", "admin").await;
+        let path = format!("/api/settings?tenant={}", app.tenant);
+        let mut lost = Vec::new();
+        for round in 0..20 {
+            let management = round % 2 == 1;
+            let cross = round % 2 == 0;
+            let (a, b) = tokio::join!(
+                app.call("PATCH", "/api/settings", Some(json!({"tenantId": app.tenant, "columnManagement": management}))),
+                app.call_at(&second_base, &ada, "PATCH", "/api/settings", Some(json!({"tenantId": app.tenant, "allowCrossProjectLinks": cross}))),
+            );
+            assert_eq!((a.status, b.status), (200, 200), "{:?} {:?}", a.body, b.body);
+            let now = app.call("GET", &path, None).await.body;
+            if now["columnManagement"] != management || now["allowCrossProjectLinks"] != cross {
+                lost.push((round, now));
+            }
+        }
+        assert!(lost.is_empty(), "changes lost in {} of 20 rounds: {lost:?}", lost.len());
+    }
 }

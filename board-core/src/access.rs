@@ -199,7 +199,7 @@ impl Board {
             id: AccountId::from_db(db::new_id()),
             name,
         };
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.write_unlocked().await?;
         insert_account(&mut tx, &account).await.map_err(|e| {
             if is_unique_violation(&e) {
                 Error::Conflict(format!(
@@ -235,7 +235,8 @@ impl Board {
         account: &AccountId,
         role: Role,
     ) -> Result<Membership> {
-        let mut tx = self.begin_write().await?;
+        // The foreign keys back both existence checks; the upsert is one statement.
+        let mut tx = self.write_unlocked().await?;
         self.workspace_exists(&mut *tx, workspace.as_str()).await?;
         let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1")
             .bind(account.as_str())
@@ -268,7 +269,7 @@ impl Board {
         account: &AccountId,
         expires_in_secs: Option<i64>,
     ) -> Result<IssuedToken> {
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.write_unlocked().await?;
         let issued = issue_token(&mut tx, account, expires_in_secs).await?;
         tx.commit().await?;
         Ok(issued)
@@ -281,7 +282,7 @@ impl Board {
             None if is_cuid(token_or_id) => token_or_id,
             None => return Err(Error::NotFound("token")),
         };
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.write_unlocked().await?;
         let done =
             sqlx::query("UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
                 .bind(id)
@@ -296,7 +297,7 @@ impl Board {
     }
 }
 
-pub(crate) async fn insert_account(tx: &mut db::Tx, account: &Account) -> Result<()> {
+pub(crate) async fn insert_account(tx: &mut db::WriteTx, account: &Account) -> Result<()> {
     sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
         .bind(account.id.as_str())
         .bind(account.name.as_str())
@@ -307,7 +308,7 @@ pub(crate) async fn insert_account(tx: &mut db::Tx, account: &Account) -> Result
 }
 
 pub(crate) async fn issue_token(
-    tx: &mut db::Tx,
+    tx: &mut db::WriteTx,
     account: &AccountId,
     expires_in_secs: Option<i64>,
 ) -> Result<IssuedToken> {

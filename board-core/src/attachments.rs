@@ -9,7 +9,7 @@ use sqlx::{Any, Executor};
 use tokio::io::AsyncWriteExt;
 
 use crate::access::{Actor, Role};
-use crate::db::{lock_row, new_id, now, Lock};
+use crate::db::{new_id, now, Lock};
 use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
 use crate::files::FileReader;
@@ -363,10 +363,7 @@ impl Board {
         scope: Scope,
         pending: &[Pending],
     ) -> Result<Vec<Attachment>> {
-        let mut tx = self.begin_write().await?;
-        if !lock_row(&mut tx, self.backend, Lock::Card, card.as_str()).await? {
-            return Err(Error::NotFound("card"));
-        }
+        let mut tx = self.write(Lock::Card(card.as_str())).await?;
         let mut ids = Vec::new();
         for p in pending {
             let id = new_id();
@@ -414,8 +411,7 @@ impl Board {
         let card = self.find_card(&self.pool, &found.card_id).await?;
         self.require(&self.pool, actor, &card.tenant_id, Role::Member)
             .await?;
-        let mut tx = self.begin_write().await?;
-        lock_row(&mut tx, self.backend, Lock::Card, &found.card_id).await?;
+        let mut tx = self.write(Lock::Card(&found.card_id)).await?;
         let gone = sqlx::query("DELETE FROM attachments WHERE id = $1")
             .bind(id.as_str())
             .execute(&mut *tx)

@@ -10,7 +10,7 @@ use sqlx::{Any, Executor};
 
 use crate::access::{Actor, Role};
 use crate::columns::Column;
-use crate::db::{lock_row, new_id, now, Lock, Tx};
+use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule};
 use crate::history;
 use crate::ids::{CardId, ColumnId, ProjectId, WorkspaceId};
@@ -195,11 +195,12 @@ impl Board {
         let ws = new.tenant_id.as_str();
         self.require(&self.pool, actor, ws, Role::Member).await?;
         let project = new.project_id.as_ref().map(ProjectId::as_str);
-        let mut tx = self.begin_write().await?;
+        // A set is never deleted, so the set in effect can be chosen before
+        // its lock; its columns are read under it.
         let set = self
-            .set_in_effect(&mut *tx, ws, project, "projectId")
+            .set_in_effect(&self.pool, ws, project, "projectId")
             .await?;
-        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
+        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         let (column, column_name) = match &new.column_id {
             Some(c) => (
                 c.as_str().to_string(),
@@ -240,8 +241,7 @@ impl Board {
         self.require(&self.pool, actor, &before.tenant_id, Role::Member)
             .await?;
         let patch = input.open()?.checked()?;
-        let mut tx = self.begin_write().await?;
-        let (card, set) = self.lock_card(&mut tx, id.as_str()).await?;
+        let (mut tx, card, set) = self.write_card(before).await?;
         let at = now();
         if let Some(title) = &patch.title {
             if *title != card.title {
@@ -315,10 +315,9 @@ impl Board {
         let before = self.find_card(&self.pool, id.as_str()).await?;
         self.require(&self.pool, actor, &before.tenant_id, Role::Member)
             .await?;
-        let mut tx = self.begin_write().await?;
-        self.lock_card(&mut tx, id.as_str()).await?;
+        let (mut tx, _, _) = self.write_card(before).await?;
         // The card row too: uploads and comments of the card wait for it.
-        lock_row(&mut tx, self.backend, Lock::Card, id.as_str()).await?;
+        tx.lock(Lock::Card(id.as_str())).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE card_id = $1")
                 .bind(id.as_str())
@@ -370,37 +369,51 @@ impl Board {
         Ok(BoardView { columns })
     }
 
-    /// Locks what a write to a card touches: the set of the column it sits in
-    /// and the set in effect for it (in id order, so two writers never wait on
-    /// each other crosswise). Returns the card as of the lock and the set in effect.
-    async fn lock_card(&self, tx: &mut Tx, id: &str) -> Result<(Card, String)> {
-        let card = self.find_card(&mut **tx, id).await?;
-        let current: String = sqlx::query_scalar("SELECT set_id FROM columns WHERE id = $1")
-            .bind(card.column_id.as_str())
-            .fetch_one(&mut **tx)
-            .await?;
-        let effect = self
-            .set_in_effect(
-                &mut **tx,
-                &card.tenant_id,
-                card.project_id.as_deref(),
-                "projectId",
-            )
-            .await?;
-        let mut sets = vec![current, effect.clone()];
-        sets.sort();
-        sets.dedup();
-        for set in &sets {
-            lock_row(tx, self.backend, Lock::ColumnSet, set).await?;
+    /// Opens the write of a card's place: locks the set of the column it sits
+    /// in and the set in effect for it (in id order, so two writers never wait
+    /// on each other crosswise), then re-reads the card under the lock. Returns
+    /// the transaction, the card as of the lock and the set in effect.
+    async fn write_card(&self, card: Card) -> Result<(WriteTx, Card, String)> {
+        loop {
+            let current = card_set(&self.pool, &card.id).await?;
+            let effect = self
+                .set_in_effect(
+                    &self.pool,
+                    &card.tenant_id,
+                    card.project_id.as_deref(),
+                    "projectId",
+                )
+                .await?;
+            let sets = [current, effect];
+            let mut tx = self.write(Lock::ColumnSets(&sets)).await?;
+            // Under the lock: a concurrent move or delete may have committed.
+            if sets.contains(&card_set(&mut *tx, &card.id).await?) {
+                let card = self.find_card(&mut *tx, &card.id).await?;
+                let [_, effect] = sets;
+                return Ok((tx, card, effect));
+            }
+            // It moved into a set this lock does not hold (its set in effect
+            // changed meanwhile): lock again from where it is now.
         }
-        // Re-read under the lock: a concurrent move or delete may have committed.
-        let card = self.find_card(&mut **tx, id).await?;
-        Ok((card, effect))
     }
 }
 
+/// The set of the column `card` sits in; 404 when the card is gone.
+async fn card_set<'e, E>(exec: E, card: &str) -> Result<String>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let set: Option<String> = sqlx::query_scalar(
+        "SELECT c.set_id FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
+    )
+    .bind(card)
+    .fetch_optional(exec)
+    .await?;
+    set.ok_or(Error::NotFound("card"))
+}
+
 /// The name of `column` if it belongs to `set`; else `INVALID_TARGET_COLUMN`.
-async fn column_in_set(tx: &mut Tx, column: &str, set: &str) -> Result<String> {
+async fn column_in_set(tx: &mut WriteTx, column: &str, set: &str) -> Result<String> {
     let name: Option<String> =
         sqlx::query_scalar("SELECT name FROM columns WHERE id = $1 AND set_id = $2")
             .bind(column)
@@ -416,7 +429,7 @@ async fn column_in_set(tx: &mut Tx, column: &str, set: &str) -> Result<String> {
 }
 
 /// The first column (lowest position) of `set`.
-async fn first_column(tx: &mut Tx, set: &str) -> Result<(String, String)> {
+async fn first_column(tx: &mut WriteTx, set: &str) -> Result<(String, String)> {
     let row: Option<(String, String)> =
         sqlx::query_as("SELECT id, name FROM columns WHERE set_id = $1 ORDER BY position LIMIT 1")
             .bind(set)

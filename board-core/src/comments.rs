@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use crate::access::{Actor, Role};
 use crate::attachments::{self, Attachment};
-use crate::db::{lock_row, new_id, now, Lock, Tx};
+use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::ids::{AttachmentId, CardId, CommentId};
 use crate::validate::{self, Fields, FromJson, Input};
@@ -185,10 +185,7 @@ impl Board {
         self.require(&self.pool, actor, &found.tenant_id, Role::Member)
             .await?;
         let input = input.open()?.checked()?;
-        let mut tx = self.begin_write().await?;
-        if !lock_row(&mut tx, self.backend, Lock::Card, card.as_str()).await? {
-            return Err(Error::NotFound("card"));
-        }
+        let mut tx = self.write(Lock::Card(card.as_str())).await?;
         let id = new_id();
         let at = now();
         let author = match actor {
@@ -226,8 +223,7 @@ impl Board {
         self.require(&self.pool, actor, &workspace, Role::Member)
             .await?;
         let input = input.open()?.checked()?;
-        let mut tx = self.begin_write().await?;
-        lock_row(&mut tx, self.backend, Lock::Card, &card).await?;
+        let mut tx = self.write(Lock::Card(&card)).await?;
         let updated =
             sqlx::query("UPDATE comments SET content = $2, updated_at = $3 WHERE id = $1")
                 .bind(id.as_str())
@@ -269,8 +265,7 @@ impl Board {
         let (card, workspace) = self.comment_home(id).await?;
         self.require(&self.pool, actor, &workspace, Role::Member)
             .await?;
-        let mut tx = self.begin_write().await?;
-        lock_row(&mut tx, self.backend, Lock::Card, &card).await?;
+        let mut tx = self.write(Lock::Card(&card)).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE comment_id = $1")
                 .bind(id.as_str())
@@ -307,7 +302,12 @@ fn with_images(r: Row, attachments: Vec<Attachment>) -> Comment {
 /// Binds loose COMMENT uploads of `card` to `comment` with one set-based
 /// UPDATE; if it matches fewer rows than ids, some id was not a loose upload
 /// of this card: `INVALID_ATTACHMENT` (the caller's transaction rolls back).
-async fn bind_loose(tx: &mut Tx, card: &str, comment: &str, ids: &[AttachmentId]) -> Result<()> {
+async fn bind_loose(
+    tx: &mut WriteTx,
+    card: &str,
+    comment: &str,
+    ids: &[AttachmentId],
+) -> Result<()> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -334,7 +334,7 @@ async fn bind_loose(tx: &mut Tx, card: &str, comment: &str, ids: &[AttachmentId]
 }
 
 /// A comment with its images, read inside the transaction.
-async fn load(tx: &mut Tx, id: &str) -> Result<Comment> {
+async fn load(tx: &mut WriteTx, id: &str) -> Result<Comment> {
     let sql = format!("{COMMENT_SELECT} WHERE id = $1");
     let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(id)

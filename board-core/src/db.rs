@@ -7,12 +7,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{Any, AnyPool, Connection, Executor, Transaction};
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Transaction};
 
 use crate::error::{Error, Result};
-
-/// A transaction on either backend.
-pub type Tx = Transaction<'static, Any>;
 
 /// Which database engine a [`crate::Board`] talks to, read from the URL scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,7 +43,11 @@ const SQLITE_BUSY_TIMEOUT_MS: u32 = 60_000;
 
 /// Opens a pool for `url`, creating a missing SQLite file (and its folder) in WAL
 /// mode, and runs the migrations of the backend.
-pub(crate) async fn connect(url: &str, max_connections: u32) -> Result<(AnyPool, Backend)> {
+pub(crate) async fn connect(
+    url: &str,
+    max_connections: u32,
+    acquire_timeout: Duration,
+) -> Result<(AnyPool, Backend)> {
     sqlx::any::install_default_drivers();
     let backend = Backend::from_url(url)?;
     let url = match backend {
@@ -55,7 +56,7 @@ pub(crate) async fn connect(url: &str, max_connections: u32) -> Result<(AnyPool,
     };
     let pool = AnyPoolOptions::new()
         .max_connections(max_connections)
-        .acquire_timeout(Duration::from_secs(60))
+        .acquire_timeout(acquire_timeout)
         .after_connect(move |conn, _| {
             Box::pin(async move {
                 if backend == Backend::Sqlite {
@@ -108,94 +109,191 @@ fn path_str(p: &Path) -> String {
     p.to_string_lossy().into_owned()
 }
 
-/// Opens the one kind of write transaction every operation uses.
+/// The only kind of transaction that changes data, and the locks it holds.
 ///
-/// SQLite: `BEGIN IMMEDIATE`, which takes the write lock up front so that two
-/// writers never deadlock on a lock upgrade (SQLITE_BUSY 5/517). PostgreSQL: a
-/// plain `BEGIN`; the operation then locks its parent row with [`lock_row`].
-pub(crate) async fn begin_write(pool: &AnyPool, backend: Backend) -> Result<Tx> {
-    Ok(match backend {
-        Backend::Sqlite => pool.begin_with("BEGIN IMMEDIATE").await?,
-        Backend::Postgres => pool.begin().await?,
-    })
+/// It is opened by [`crate::Board::write`] together with the lock its operation
+/// decides under, or by [`crate::Board::write_unlocked`] for changes that need
+/// no parent row (creations backed by a unique or foreign key). Every
+/// dialect-aware step of a write is a method here, so no operation passes the
+/// backend around.
+///
+/// SQLite: `BEGIN IMMEDIATE` takes the database write lock up front, so two
+/// writers never deadlock on a lock upgrade (SQLITE_BUSY 5/517) and each lock
+/// below is only an existence check. PostgreSQL: `BEGIN`, then `SELECT … FOR NO
+/// KEY UPDATE` on the locked row: writers of the same parent queue on it, while
+/// inserts that only reference the row through a foreign key go on.
+///
+/// It dereferences to the connection, so statements run on `&mut *tx`.
+pub(crate) struct WriteTx {
+    tx: Transaction<'static, Any>,
+    backend: Backend,
+    /// The rank of the last lock taken: locks are taken parent first.
+    held: u8,
 }
 
-/// Parent rows that serialise concurrent writers on PostgreSQL.
+/// A row a write transaction locks before it reads what decides its change.
+///
+/// Ranks give the one order in which locks are taken (workspace and settings,
+/// then column sets in id order, then a card), so two writers never wait on
+/// each other crosswise.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum Lock {
+pub(crate) enum Lock<'a> {
+    /// A workspace row: the links between its cards.
+    Workspace(&'a str),
+    /// A workspace's settings row: the settings themselves.
+    Settings(&'a str),
     /// A column set: its columns, their order, the done mark and the cards in them.
-    ColumnSet,
-    /// A workspace: the links between its cards.
-    Workspace,
-    /// A card: its comments and attachments.
-    Card,
+    ColumnSet(&'a str),
+    /// Several column sets, locked in id order (a card's current set and its set
+    /// in effect).
+    ColumnSets(&'a [String]),
+    /// A card row: its comments and attachments.
+    Card(&'a str),
 }
 
-/// Locks one parent row for the rest of the transaction (PostgreSQL: `SELECT …
-/// FOR NO KEY UPDATE`, which serialises writers of the same parent but, unlike
-/// `FOR UPDATE`, lets inserts that only reference the row through a foreign key
-/// go on; SQLite already holds the database write lock). Returns whether the
-/// row exists.
-pub(crate) async fn lock_row(tx: &mut Tx, backend: Backend, lock: Lock, id: &str) -> Result<bool> {
-    let sql = match (lock, backend) {
-        (Lock::ColumnSet, Backend::Postgres) => {
-            "SELECT id FROM column_sets WHERE id = $1 FOR NO KEY UPDATE"
+impl Lock<'_> {
+    fn rank(&self) -> u8 {
+        match self {
+            Lock::Workspace(_) | Lock::Settings(_) => 0,
+            Lock::ColumnSet(_) | Lock::ColumnSets(_) => 1,
+            Lock::Card(_) => 2,
         }
-        (Lock::ColumnSet, Backend::Sqlite) => "SELECT id FROM column_sets WHERE id = $1",
-        (Lock::Workspace, Backend::Postgres) => {
-            "SELECT id FROM workspaces WHERE id = $1 FOR NO KEY UPDATE"
+    }
+
+    /// The error when the locked row does not exist.
+    fn missing(&self) -> Error {
+        match self {
+            Lock::Workspace(_) => Error::NotFound("workspace"),
+            // A body's tenantId that names no workspace is 403, never 404.
+            Lock::Settings(_) => Error::not_reached(),
+            Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
+            Lock::Card(_) => Error::NotFound("card"),
         }
-        (Lock::Workspace, Backend::Sqlite) => "SELECT id FROM workspaces WHERE id = $1",
-        (Lock::Card, Backend::Postgres) => "SELECT id FROM cards WHERE id = $1 FOR NO KEY UPDATE",
-        (Lock::Card, Backend::Sqlite) => "SELECT id FROM cards WHERE id = $1",
-    };
-    let row: Option<AnyRow> = sqlx::query(sql).bind(id).fetch_optional(&mut **tx).await?;
-    Ok(row.is_some())
+    }
 }
 
-/// Locks every card of a column before they are deleted with it (PostgreSQL;
-/// SQLite already holds the write lock): uploads and comments in flight on those
-/// cards finish first, so the files they add are seen and removed too.
-pub(crate) async fn lock_column_cards(tx: &mut Tx, backend: Backend, column: &str) -> Result<()> {
-    if backend == Backend::Postgres {
-        sqlx::query("SELECT id FROM cards WHERE column_id = $1 FOR UPDATE")
-            .bind(column)
-            .execute(&mut **tx)
+impl WriteTx {
+    /// Opens a write transaction that holds no lock yet.
+    pub(crate) async fn begin(pool: &AnyPool, backend: Backend) -> Result<WriteTx> {
+        let tx = match backend {
+            Backend::Sqlite => pool.begin_with("BEGIN IMMEDIATE").await?,
+            Backend::Postgres => pool.begin().await?,
+        };
+        Ok(WriteTx {
+            tx,
+            backend,
+            held: 0,
+        })
+    }
+
+    /// Locks one more row for the rest of the transaction, after the locks
+    /// already held (parent first). A row that does not exist is the lock's
+    /// not-found error.
+    pub(crate) async fn lock(&mut self, lock: Lock<'_>) -> Result<()> {
+        debug_assert!(
+            lock.rank() >= self.held,
+            "locks are taken parent first; {lock:?} comes too late"
+        );
+        self.held = lock.rank();
+        let suffix = match self.backend {
+            Backend::Postgres => " FOR NO KEY UPDATE",
+            Backend::Sqlite => "",
+        };
+        let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
+            Lock::Workspace(id) => ("workspaces", "id", vec![id]),
+            Lock::Settings(id) => ("settings", "workspace_id", vec![id]),
+            Lock::ColumnSet(id) => ("column_sets", "id", vec![id]),
+            Lock::ColumnSets(ids) => {
+                let mut ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ("column_sets", "id", ids)
+            }
+            Lock::Card(id) => ("cards", "id", vec![id]),
+        };
+        let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+        // PostgreSQL locks the rows in the order they are returned: by key.
+        let sql = format!(
+            "SELECT {key} FROM {table} WHERE {key} IN ({}) ORDER BY {key}{suffix}",
+            placeholders.join(", ")
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for id in &ids {
+            q = q.bind(*id);
+        }
+        let rows: Vec<AnyRow> = q.fetch_all(&mut *self.tx).await?;
+        if rows.len() == ids.len() {
+            Ok(())
+        } else {
+            Err(lock.missing())
+        }
+    }
+
+    /// Locks every card of a column before they are deleted with it (PostgreSQL;
+    /// SQLite already holds the write lock): uploads and comments in flight on
+    /// those cards finish first, so the files they add are seen and removed too.
+    pub(crate) async fn lock_column_cards(&mut self, column: &str) -> Result<()> {
+        if self.backend == Backend::Postgres {
+            sqlx::query("SELECT id FROM cards WHERE column_id = $1 FOR UPDATE")
+                .bind(column)
+                .execute(&mut *self.tx)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Makes the rest of the transaction join through indexes only (PostgreSQL
+    /// `SET LOCAL`; nothing on SQLite). For recursive walks such as the relation
+    /// cycle check: the planner, guessing a few rows per step, would otherwise
+    /// hash-join a full scan of the table at every step of a deep walk.
+    pub(crate) async fn index_joins_only(&mut self) -> Result<()> {
+        if self.backend == Backend::Postgres {
+            sqlx::query(
+                "SELECT set_config('enable_hashjoin', 'off', true), \
+                 set_config('enable_mergejoin', 'off', true)",
+            )
+            .execute(&mut *self.tx)
             .await?;
+        }
+        Ok(())
     }
-    Ok(())
+
+    /// An SQL expression giving a fresh id of the cuid2 shape
+    /// (`[a-z][a-z0-9]{23}`) for each row of a set-based insert, where ids
+    /// cannot come from Rust one by one.
+    pub(crate) fn new_id_sql(&self) -> &'static str {
+        match self.backend {
+            Backend::Sqlite => "('h' || substr(lower(hex(randomblob(12))), 1, 23))",
+            Backend::Postgres => {
+                "('h' || substr(md5(random()::text || clock_timestamp()::text), 1, 23))"
+            }
+        }
+    }
+
+    /// Commits the change and releases every lock.
+    pub(crate) async fn commit(self) -> Result<()> {
+        self.tx.commit().await?;
+        Ok(())
+    }
 }
 
-/// Makes the rest of the transaction join through indexes only (PostgreSQL
-/// `SET LOCAL`; nothing on SQLite). For recursive walks such as the relation
-/// cycle check: the planner, guessing a few rows per step, would otherwise
-/// hash-join a full scan of the table at every step of a deep walk.
-pub(crate) async fn index_joins_only(tx: &mut Tx, backend: Backend) -> Result<()> {
-    if backend == Backend::Postgres {
-        sqlx::query(
-            "SELECT set_config('enable_hashjoin', 'off', true), \
-             set_config('enable_mergejoin', 'off', true)",
-        )
-        .execute(&mut **tx)
-        .await?;
+impl std::ops::Deref for WriteTx {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        &self.tx
     }
-    Ok(())
+}
+
+impl std::ops::DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.tx
+    }
 }
 
 /// A new cuid2 id (24 characters, `[a-z][a-z0-9]{23}`).
 pub(crate) fn new_id() -> String {
     cuid2::create_id()
-}
-
-/// An SQL expression giving a fresh id of the cuid2 shape (`[a-z][a-z0-9]{23}`)
-/// for each row of a set-based insert, where ids cannot come from Rust one by one.
-pub(crate) fn sql_new_id(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Sqlite => "('h' || substr(lower(hex(randomblob(12))), 1, 23))",
-        Backend::Postgres => {
-            "('h' || substr(md5(random()::text || clock_timestamp()::text), 1, 23))"
-        }
-    }
 }
 
 /// The current time as fixed-width RFC 3339 UTC text with milliseconds

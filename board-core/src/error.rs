@@ -138,9 +138,14 @@ pub enum Error {
     /// Bad configuration (database URL, folders).
     #[error("{0}")]
     Config(String),
+    /// The database cannot be reached now (connection refused or lost, pool
+    /// timed out, server shutting down or starting up, SQLite busy past its
+    /// timeout). Worth retrying later.
+    #[error("the database is unavailable: {0}")]
+    Unavailable(sqlx::Error),
     /// The database failed.
     #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
     /// The file system failed.
     #[error("file error: {0}")]
     Io(#[from] std::io::Error),
@@ -172,6 +177,7 @@ impl Error {
             Error::UnsupportedFormat(_) => "UNSUPPORTED_FORMAT",
             Error::Validation(_) => "VALIDATION_FAILED",
             Error::Rule(rule, _) => rule.code(),
+            Error::Unavailable(_) => "UNAVAILABLE",
             Error::Config(_) | Error::Database(_) | Error::Io(_) => "INTERNAL",
         }
     }
@@ -189,6 +195,7 @@ impl Error {
             Error::FileTooLarge(_) => 413,
             Error::UnsupportedFormat(_) => 415,
             Error::Validation(_) | Error::Rule(..) => 422,
+            Error::Unavailable(_) => 503,
             Error::Config(_) | Error::Database(_) | Error::Io(_) => 500,
         }
     }
@@ -199,6 +206,41 @@ impl Error {
             Error::Validation(v) => Some(v),
             _ => None,
         }
+    }
+}
+
+impl From<sqlx::Error> for Error {
+    fn from(e: sqlx::Error) -> Self {
+        if is_unavailable(&e) {
+            Error::Unavailable(e)
+        } else {
+            Error::Database(e)
+        }
+    }
+}
+
+/// True when `e` says the database cannot be reached now, rather than that a
+/// statement failed: transport errors, pool time-outs, PostgreSQL's connection
+/// and shutdown codes (classes 08 and 57P, and 53300 too many connections), and
+/// SQLite busy or locked past `busy_timeout`.
+fn is_unavailable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                // SQLITE_BUSY and SQLITE_LOCKED, with their extended codes.
+                code.parse::<i64>().is_ok_and(|n| matches!(n & 0xff, 5 | 6))
+            } else {
+                code.starts_with("08") || code.starts_with("57P") || code == "53300"
+            }
+        }
+        _ => false,
     }
 }
 

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 use crate::access::{Actor, Role};
-use crate::db::{new_id, now, sql_new_id, Backend, Tx};
+use crate::db::{new_id, now, WriteTx};
 use crate::error::Result;
 use crate::ids::CardId;
 use crate::Board;
@@ -28,7 +28,12 @@ pub struct HistoryEntry {
 
 /// Appends one entry for `card`, numbered by the card's `history_seq`
 /// counter. The caller's transaction holds the card's set.
-pub(crate) async fn append(tx: &mut Tx, card: &str, from: Option<&str>, to: &str) -> Result<()> {
+pub(crate) async fn append(
+    tx: &mut WriteTx,
+    card: &str,
+    from: Option<&str>,
+    to: &str,
+) -> Result<()> {
     sqlx::query("UPDATE cards SET history_seq = history_seq + 1 WHERE id = $1")
         .bind(card)
         .execute(&mut **tx)
@@ -52,8 +57,7 @@ pub(crate) async fn append(tx: &mut Tx, card: &str, from: Option<&str>, to: &str
 /// with `MOVE` right before the statement that moves the cards and advances
 /// their `history_seq`.
 pub(crate) async fn append_column_move(
-    tx: &mut Tx,
-    backend: Backend,
+    tx: &mut WriteTx,
     column: &str,
     from_name: &str,
     to_name: &str,
@@ -61,7 +65,7 @@ pub(crate) async fn append_column_move(
     let sql = format!(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
          SELECT {}, c.id, c.history_seq + 1, $2, $3, $4 FROM cards c WHERE c.column_id = $1",
-        sql_new_id(backend)
+        tx.new_id_sql()
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(column)

@@ -15,15 +15,10 @@
 //! let dir = std::env::temp_dir().join(format!("board-doc-{}", std::process::id()));
 //! let board = Board::open(&format!("sqlite://{}/lib.db", dir.display())).await?;
 //! let ws = board.create_workspace("Team").await?;
-//! let column = board
-//!     .create_column(&Actor::Operator, board_core::NewColumn {
-//!         tenant_id: ws.id.clone(),
-//!         project_id: None,
-//!         name: "To do".into(),
-//!         color: board_core::Accent::Slate,
-//!         done: false,
-//!     }.into())
-//!     .await?;
+//! // Every workspace is born with To do, Doing and Done (the done column).
+//! let columns = board.list_columns(&Actor::Operator, Some(ws.id.as_str()), None).await?;
+//! assert_eq!(columns.len(), 3);
+//! assert!(columns[2].done);
 //! let card = board
 //!     .create_card(&Actor::Operator, NewCard {
 //!         tenant_id: ws.id.clone(),
@@ -32,8 +27,7 @@
 //!         title: "Write the docs".into(),
 //!     }.into())
 //!     .await?;
-//! assert_eq!(card.column_id, column.id.as_str());
-//! assert!(column.done, "the first column of a set is its done column");
+//! assert_eq!(card.column_id, columns[0].id.as_str(), "a new card lands in the first column");
 //! # std::fs::remove_dir_all(&dir).ok();
 //! # Ok::<(), board_core::Error>(())
 //! # }).unwrap();
@@ -97,6 +91,9 @@ pub struct Options {
     pub files_dir: PathBuf,
     /// The most connections the pool opens.
     pub max_connections: u32,
+    /// How long an operation waits for a database connection before failing
+    /// with [`Error::Unavailable`] (default 5 s).
+    pub acquire_timeout: std::time::Duration,
     /// The largest accepted attachment, in bytes.
     pub max_attachment_bytes: u64,
     /// Whether uploads are accepted at all (the installation's switch).
@@ -112,6 +109,7 @@ impl Options {
             database_url: database_url.into(),
             files_dir: PathBuf::from(DEFAULT_FILES_DIR),
             max_connections: 16,
+            acquire_timeout: std::time::Duration::from_secs(5),
             max_attachment_bytes: DEFAULT_MAX_ATTACHMENT_BYTES,
             attachments_enabled: true,
             file_store: None,
@@ -140,7 +138,12 @@ impl Board {
     /// Opens a board: connects, creates a missing SQLite file, runs migrations,
     /// and creates the files folder.
     pub async fn open_with(options: Options) -> Result<Board> {
-        let (pool, backend) = db::connect(&options.database_url, options.max_connections).await?;
+        let (pool, backend) = db::connect(
+            &options.database_url,
+            options.max_connections,
+            options.acquire_timeout,
+        )
+        .await?;
         let store = match options.file_store {
             Some(store) => store,
             None => Arc::new(LocalDir::new(&options.files_dir).map_err(|e| {
@@ -195,8 +198,19 @@ impl Board {
         self.pool.close().await;
     }
 
-    /// Opens a write transaction (see [`db`] for the locking discipline).
-    pub(crate) async fn begin_write(&self) -> Result<db::Tx> {
-        db::begin_write(&self.pool, self.backend).await
+    /// Opens a write transaction holding `lock`: the row its operation reads
+    /// and decides under. More locks may follow, parent first
+    /// ([`db::WriteTx::lock`]).
+    pub(crate) async fn write(&self, lock: db::Lock<'_>) -> Result<db::WriteTx> {
+        let mut tx = self.write_unlocked().await?;
+        tx.lock(lock).await?;
+        Ok(tx)
+    }
+
+    /// Opens a write transaction without a parent lock, for changes that decide
+    /// nothing from rows another writer could change: creations backed by a
+    /// unique or foreign key, single-statement updates.
+    pub(crate) async fn write_unlocked(&self) -> Result<db::WriteTx> {
+        db::WriteTx::begin(&self.pool, self.backend).await
     }
 }

@@ -12,7 +12,7 @@ use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
 use crate::cards::Card;
-use crate::db::{index_joins_only, lock_row, new_id, now, Lock, Tx};
+use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{is_unique_violation, Error, Result, Rule};
 use crate::ids::{CardId, RelationId};
 use crate::settings;
@@ -155,8 +155,7 @@ impl Board {
         self.require(&self.pool, actor, &before.tenant_id, Role::Member)
             .await?;
         let new = input.open()?;
-        let mut tx = self.begin_write().await?;
-        lock_row(&mut tx, self.backend, Lock::Workspace, &before.tenant_id).await?;
+        let mut tx = self.write(Lock::Workspace(&before.tenant_id)).await?;
         // Re-read under the lock: the card may have been deleted meanwhile.
         let source_card = self.find_card(&mut *tx, source.as_str()).await?;
         self.check_link(&mut tx, &source_card, &new).await?;
@@ -185,7 +184,7 @@ impl Board {
     }
 
     /// The domain rules of a new link, checked inside the write transaction.
-    async fn check_link(&self, tx: &mut Tx, source: &Card, new: &NewRelation) -> Result<()> {
+    async fn check_link(&self, tx: &mut WriteTx, source: &Card, new: &NewRelation) -> Result<()> {
         if source.id == new.target_id.as_str() {
             return Err(Error::rule(Rule::SelfLink, "a card cannot link to itself"));
         }
@@ -216,7 +215,7 @@ impl Board {
             return Err(Error::LinkExists);
         }
         if new.kind.is_acyclic() {
-            index_joins_only(tx, self.backend).await?;
+            tx.index_joins_only().await?;
             if reaches(&mut **tx, &target.id, &source.id, new.kind).await? {
                 return Err(Error::rule(
                     Rule::LinkCycle,
@@ -238,8 +237,7 @@ impl Board {
         let workspace: String = row.try_get("workspace_id")?;
         self.require(&self.pool, actor, &workspace, Role::Member)
             .await?;
-        let mut tx = self.begin_write().await?;
-        lock_row(&mut tx, self.backend, Lock::Workspace, &workspace).await?;
+        let mut tx = self.write(Lock::Workspace(&workspace)).await?;
         let gone = sqlx::query("DELETE FROM relations WHERE id = $1")
             .bind(id.as_str())
             .execute(&mut *tx)

@@ -6,7 +6,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
-use crate::db::flag;
+use crate::db::{flag, Lock};
 use crate::error::{Error, Result};
 use crate::ids::WorkspaceId;
 use crate::validate::{self, Fields, FromJson, Input};
@@ -107,8 +107,10 @@ impl Board {
         load(&self.pool, workspace).await
     }
 
-    /// Changes settings (Admin). The body is checked before access, as its
-    /// workspace comes from the body.
+    /// Changes settings (Admin); absent fields keep their value. The body is
+    /// checked before access, as its workspace comes from the body. The
+    /// settings row is locked before it is read, so two admins changing
+    /// different settings at once both keep their change.
     pub async fn update_settings(
         &self,
         actor: &Actor,
@@ -116,8 +118,8 @@ impl Board {
     ) -> Result<Settings> {
         let patch = input.open()?;
         let ws = patch.tenant_id.as_str();
-        let mut tx = self.begin_write().await?;
-        self.require(&mut *tx, actor, ws, Role::Admin).await?;
+        self.require(&self.pool, actor, ws, Role::Admin).await?;
+        let mut tx = self.write(Lock::Settings(ws)).await?;
         let current = load(&mut *tx, ws).await?;
         let next = Settings {
             tenant_id: patch.tenant_id.clone(),

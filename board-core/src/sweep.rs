@@ -69,7 +69,7 @@ impl Board {
     /// Deletes loose comment uploads older than [`LOOSE_UPLOAD_TTL`], rows first.
     async fn sweep_loose(&self) -> Result<Vec<String>> {
         let cutoff = now_plus(-(LOOSE_UPLOAD_TTL.as_secs() as i64));
-        let mut tx = self.begin_write().await?;
+        let mut tx = self.write_unlocked().await?;
         // RETURNING: exactly the rows this statement removed, even if a comment
         // bound one of them meanwhile.
         let names: Vec<String> = sqlx::query_scalar(

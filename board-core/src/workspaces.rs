@@ -4,7 +4,7 @@ use serde::Serialize;
 use sqlx::{Any, Executor};
 
 use crate::access::{insert_account, issue_token, Account, IssuedToken, Role};
-use crate::columns::{insert_column, Accent};
+use crate::columns::Accent;
 use crate::db::{new_id, now};
 use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
 use crate::ids::{AccountId, ProjectId, WorkspaceId};
@@ -44,7 +44,7 @@ pub struct Bootstrap {
     pub token: IssuedToken,
 }
 
-/// The columns of the `Default` workspace's tenant set.
+/// The tenant set every workspace is born with: (name, accent, done).
 const DEFAULT_COLUMNS: [(&str, Accent, bool); 3] = [
     ("To do", Accent::Slate, false),
     ("Doing", Accent::Blue, false),
@@ -52,9 +52,12 @@ const DEFAULT_COLUMNS: [(&str, Accent, bool); 3] = [
 ];
 
 impl Board {
-    /// Creates a workspace with its settings (all defaults) and its empty tenant set.
+    /// Creates a workspace with its settings (all defaults) and its tenant set
+    /// `To do` (slate), `Doing` (blue), `Done` (green, the done column), in one
+    /// transaction, so cards can be created in it at once.
     pub async fn create_workspace(&self, name: &str) -> Result<Workspace> {
-        let mut tx = self.begin_write().await?;
+        // Nothing to lock: every row is new.
+        let mut tx = self.write_unlocked().await?;
         let ws = insert_workspace(&mut tx, name).await?;
         tx.commit().await?;
         Ok(ws)
@@ -102,7 +105,8 @@ impl Board {
     /// Creates a project in `workspace`, with its own (empty) column set.
     pub async fn create_project(&self, workspace: &WorkspaceId, name: &str) -> Result<Project> {
         let name = check_name(name).map_err(|m| ValidationErrors::one("name", m))?;
-        let mut tx = self.begin_write().await?;
+        // The foreign key backs the existence check; every row is new.
+        let mut tx = self.write_unlocked().await?;
         self.workspace_exists(&mut *tx, workspace.as_str()).await?;
         let project = Project {
             id: ProjectId::from_db(new_id()),
@@ -137,7 +141,9 @@ impl Board {
     /// `admin` with role ADMIN in it, and one token. Returns `None` when any
     /// account already exists; racing first starts create everything once.
     pub async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
-        let mut tx = self.begin_write().await?;
+        // No row to lock: the unique account name `admin` is the backstop
+        // when two first starts race (the loser rolls back).
+        let mut tx = self.write_unlocked().await?;
         let accounts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM accounts")
             .fetch_one(&mut *tx)
             .await?;
@@ -145,10 +151,6 @@ impl Board {
             return Ok(None);
         }
         let workspace = insert_workspace(&mut tx, "Default").await?;
-        let set = tenant_set(&mut *tx, workspace.id.as_str()).await?;
-        for (position, (name, accent, done)) in DEFAULT_COLUMNS.into_iter().enumerate() {
-            insert_column(&mut tx, &set, name, accent, position as i64, done).await?;
-        }
         let account = Account {
             id: AccountId::from_db(new_id()),
             name: "admin".into(),
@@ -189,13 +191,14 @@ impl Board {
     }
 }
 
-async fn insert_workspace(tx: &mut crate::db::Tx, name: &str) -> Result<Workspace> {
+async fn insert_workspace(tx: &mut crate::db::WriteTx, name: &str) -> Result<Workspace> {
     let name = check_name(name).map_err(|m| ValidationErrors::one("name", m))?;
     let ws = Workspace {
         id: WorkspaceId::from_db(new_id()),
         name,
     };
     let at = now();
+    let set = new_id();
     sqlx::query("INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)")
         .bind(ws.id.as_str())
         .bind(ws.name.as_str())
@@ -209,11 +212,33 @@ async fn insert_workspace(tx: &mut crate::db::Tx, name: &str) -> Result<Workspac
     sqlx::query(
         "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, NULL, $3)",
     )
-    .bind(new_id())
+    .bind(set.as_str())
     .bind(ws.id.as_str())
-    .bind(at)
+    .bind(at.as_str())
     .execute(&mut **tx)
     .await?;
+    // The default columns, in one statement.
+    let rows: Vec<String> = (0..DEFAULT_COLUMNS.len())
+        .map(|i| {
+            let p = 4 * i + 3;
+            format!("(${p}, $1, ${}, ${}, {i}, ${}, $2)", p + 1, p + 2, p + 3)
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO columns (id, set_id, name, accent, position, done, created_at) VALUES {}",
+        rows.join(", ")
+    );
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(set.as_str())
+        .bind(at.as_str());
+    for (name, accent, done) in DEFAULT_COLUMNS {
+        q = q
+            .bind(new_id())
+            .bind(name)
+            .bind(accent.as_str())
+            .bind(i64::from(done));
+    }
+    q.execute(&mut **tx).await?;
     Ok(ws)
 }
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::access::{Actor, Role};
-use crate::db::{lock_column_cards, lock_row, Lock, Tx};
+use crate::db::{Lock, WriteTx};
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::history;
 use crate::ids::ColumnId;
@@ -108,10 +108,9 @@ impl Board {
     ) -> Result<ColumnDeleted> {
         let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
-        let mut tx = self.begin_write().await?;
-        self.require_column_management(&mut tx, &ws).await?;
+        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
+        self.require_column_management(&mut *tx, &ws).await?;
         let del = input.open()?.checked()?;
-        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
         // Under the lock: the column may have gone, or lost/gained the mark.
         let column = self.find_column(&mut *tx, id.as_str()).await?;
         let columns: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM columns WHERE set_id = $1")
@@ -140,10 +139,10 @@ impl Board {
             CardsFate::Move { target } => {
                 let to_name = target_in_set(&mut tx, &target, id, &set).await?;
                 outcome.cards_moved =
-                    move_cards(&mut tx, self.backend, id, &target, &column.name, &to_name).await?;
+                    move_cards(&mut tx, id, &target, &column.name, &to_name).await?;
             }
             CardsFate::Delete { .. } => {
-                lock_column_cards(&mut tx, self.backend, id.as_str()).await?;
+                tx.lock_column_cards(id.as_str()).await?;
                 files = sqlx::query_scalar(
                     "SELECT a.stored_name FROM attachments a JOIN cards c ON c.id = a.card_id \
                      WHERE c.column_id = $1",
@@ -169,7 +168,12 @@ impl Board {
 }
 
 /// The name of `target` when it is another column of `set`.
-async fn target_in_set(tx: &mut Tx, target: &ColumnId, id: &ColumnId, set: &str) -> Result<String> {
+async fn target_in_set(
+    tx: &mut WriteTx,
+    target: &ColumnId,
+    id: &ColumnId,
+    set: &str,
+) -> Result<String> {
     let name: Option<String> = if target == id {
         None
     } else {
@@ -191,14 +195,13 @@ async fn target_in_set(tx: &mut Tx, target: &ColumnId, id: &ColumnId, set: &str)
 /// one history entry each: a few statements whatever the number of cards (the
 /// history insert numbers each entry `history_seq + 1`; the move advances it).
 async fn move_cards(
-    tx: &mut Tx,
-    backend: crate::Backend,
+    tx: &mut WriteTx,
     from: &ColumnId,
     to: &ColumnId,
     from_name: &str,
     to_name: &str,
 ) -> Result<u64> {
-    history::append_column_move(tx, backend, from.as_str(), from_name, to_name).await?;
+    history::append_column_move(tx, from.as_str(), from_name, to_name).await?;
     // Shift the cards past the target's last card in one statement: their
     // relative order (position, then creation) is kept, gaps included.
     let (last, first): (i64, i64) = sqlx::query_as(

@@ -19,7 +19,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
-use crate::db::{flag, lock_row, new_id, now, Lock, Tx};
+use crate::db::{flag, new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{ColumnId, ProjectId, WorkspaceId};
 use crate::settings::{self, ColumnScope};
@@ -235,13 +235,13 @@ impl Board {
         let new = input.open()?.checked()?;
         let ws = new.tenant_id.as_str();
         self.require(&self.pool, actor, ws, Role::Member).await?;
-        let mut tx = self.begin_write().await?;
-        self.require_column_management(&mut tx, ws).await?;
+        self.require_column_management(&self.pool, ws).await?;
+        // A set is never deleted: its id can be read before the lock.
         let set = match &new.project_id {
-            None => crate::workspaces::tenant_set(&mut *tx, ws).await?,
-            Some(p) => project_set(&mut *tx, ws, p.as_str()).await?,
+            None => crate::workspaces::tenant_set(&self.pool, ws).await?,
+            Some(p) => project_set(&self.pool, ws, p.as_str()).await?,
         };
-        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
+        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         let (count, next): (i64, i64) = sqlx::query_as(
             "SELECT COUNT(*), COALESCE(MAX(position) + 1, 0) FROM columns WHERE set_id = $1",
         )
@@ -293,8 +293,11 @@ impl Board {
     }
 
     /// 403 `COLUMN_MANAGEMENT_DISABLED` when the workspace locks column editing.
-    pub(crate) async fn require_column_management(&self, tx: &mut Tx, ws: &str) -> Result<()> {
-        if settings::load(&mut **tx, ws).await?.column_management {
+    pub(crate) async fn require_column_management<'e, E>(&self, exec: E, ws: &str) -> Result<()>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        if settings::load(exec, ws).await?.column_management {
             Ok(())
         } else {
             Err(Error::ColumnManagementDisabled)
@@ -373,7 +376,7 @@ where
 /// Inserts a column; with `done`, first takes the mark from the set's done column.
 /// The caller holds the set's lock.
 pub(crate) async fn insert_column(
-    tx: &mut Tx,
+    tx: &mut WriteTx,
     set: &str,
     name: &str,
     accent: Accent,

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::Value;
 
 use crate::access::{Actor, Role};
-use crate::db::{lock_row, Lock};
+use crate::db::Lock;
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::ids::ColumnId;
 use crate::validate::{self, Fields, FromJson, Input};
@@ -99,9 +99,8 @@ impl Board {
         for ws in &workspaces {
             self.require(&self.pool, actor, ws, Role::Member).await?;
         }
-        let mut tx = self.begin_write().await?;
         for ws in &workspaces {
-            self.require_column_management(&mut tx, ws).await?;
+            self.require_column_management(&self.pool, ws).await?;
         }
         let [(_, set)] = homes.as_slice() else {
             return Err(Error::rule(
@@ -109,7 +108,7 @@ impl Board {
                 "the columns belong to several sets: reorder one set at a time",
             ));
         };
-        lock_row(&mut tx, self.backend, Lock::ColumnSet, set).await?;
+        let mut tx = self.write(Lock::ColumnSet(set)).await?;
         // Under the lock: the positions the given columns hold together now.
         let sql = format!(
             "SELECT position FROM columns WHERE set_id = $1 AND id IN ({}) ORDER BY position",

@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{accent, Accent, Column};
 use crate::access::{Actor, Role};
-use crate::db::{lock_row, Lock};
+use crate::db::Lock;
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::ids::ColumnId;
 use crate::validate::{self, Fields, FromJson, Input};
@@ -72,10 +72,9 @@ impl Board {
     ) -> Result<Column> {
         let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
-        let mut tx = self.begin_write().await?;
-        self.require_column_management(&mut tx, &ws).await?;
+        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
+        self.require_column_management(&mut *tx, &ws).await?;
         let patch = input.open()?.checked()?;
-        lock_row(&mut tx, self.backend, Lock::ColumnSet, &set).await?;
         let current = self.find_column(&mut *tx, id.as_str()).await?;
         match patch.done {
             Some(false) if current.done => {
