@@ -31,6 +31,10 @@ impl ErrorBody {
     }
 }
 
+/// The `Retry-After` of a 503 `UNAVAILABLE`: a database restart usually takes
+/// a few seconds.
+pub const RETRY_AFTER_SECONDS: u32 = 2;
+
 /// An error on its way to the client.
 #[derive(Debug)]
 pub enum ApiError {
@@ -57,15 +61,27 @@ impl ApiError {
         };
         let status =
             StatusCode::from_u16(e.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let message = if status.is_server_error() {
-            tracing::error!(error = %e, "request failed");
-            "internal error".to_string()
-        } else {
-            e.to_string()
+        let message = match status {
+            StatusCode::SERVICE_UNAVAILABLE => {
+                tracing::warn!(error = %e, "database unavailable");
+                format!("the database cannot be reached now: retry in {RETRY_AFTER_SECONDS} s")
+            }
+            s if s.is_server_error() => {
+                tracing::error!(error = %e, "request failed");
+                "internal error".to_string()
+            }
+            _ => e.to_string(),
         };
         let mut body = ErrorBody::new(e.code(), message);
         body.details = e.details().cloned();
-        error_reply(status, body)
+        let mut response = error_reply(status, body);
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            response.headers_mut().insert(
+                warp::http::header::RETRY_AFTER,
+                warp::http::HeaderValue::from(RETRY_AFTER_SECONDS),
+            );
+        }
+        response
     }
 }
 

@@ -4,6 +4,7 @@
 //! maps its typed error to a status (see `ARCHITECTURE.md`).
 
 pub mod auth;
+pub mod browser;
 pub mod config;
 pub mod error;
 pub mod metrics;
@@ -44,7 +45,11 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         config,
         metrics: metrics.clone(),
     });
-    let routes = observe::wrap(routes::all(app).recover(error::recover), metrics);
+    let origins = app.config.allowed_origins.clone();
+    let routes = observe::wrap(
+        browser::wrap(routes::all(app).recover(error::recover), origins),
+        metrics,
+    );
     let shutdown = shutdown_signal();
     println!("board-server listening on http://{addr}");
     tracing::info!(%addr, backend = ?board.backend(), "listening");

@@ -26,7 +26,7 @@ use crate::routes::{attachments, cards, columns, comments, files, health, relati
 /// The document: every route of [`crate::routes::all`].
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "board", description = "Columns, cards, comments, attachments, history and relations of a kanban board."),
+    info(title = "board"),
     paths(
         health::health, health::metrics, served,
         settings::get, settings::patch,
@@ -99,6 +99,31 @@ pub struct UploadForm {
     pub file: Option<FileBytes>,
 }
 
+/// The document's description: what holds for every route.
+const DESCRIPTION: &str =
+    "Columns, cards, comments, attachments, history and relations of a kanban board.
+
+Credentials: `Authorization: Bearer <token>`, or the cookie `board_session=<token>`.
+
+Browser clients: a POST, PATCH, PUT or DELETE authenticated by the cookie is refused \
+with 403 `CROSS_ORIGIN` (and changes nothing) when its `Origin` names an origin other \
+than the server's own (its `Host`) or one listed in `--allowed-origins`, or, without \
+`Origin`, when `Sec-Fetch-Site` is `cross-site`. A request authenticated by the \
+`Authorization` header is never refused for its origin.
+
+CORS: for an origin listed in `--allowed-origins` (`BOARD_ALLOWED_ORIGINS`), a preflight \
+`OPTIONS` on any route answers 204 with `Access-Control-Allow-Origin` (that origin), \
+`Access-Control-Allow-Methods` (the route's methods), `Access-Control-Allow-Headers` \
+(`authorization, content-type, last-event-id, x-request-id`), \
+`Access-Control-Allow-Credentials: true`, `Access-Control-Max-Age` and `Vary: Origin`; \
+every response to it carries `Access-Control-Allow-Origin`, \
+`Access-Control-Allow-Credentials: true`, `Vary: Origin` and \
+`Access-Control-Expose-Headers: x-request-id`. A preflight from an origin not listed \
+is 403 `CROSS_ORIGIN`, without `Access-Control-Allow-Origin`.
+
+When the database cannot be reached, every route answers 503 `UNAVAILABLE` with \
+`Retry-After`.";
+
 /// Security schemes, and the rules every route shares.
 struct Common;
 
@@ -113,6 +138,7 @@ impl Modify for Common {
             "cookie",
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new("board_session"))),
         );
+        doc.info.description = Some(DESCRIPTION.to_string());
         let closed: Vec<String> = operations(doc).filter_map(shared_responses).collect();
         add_links(doc);
         let components = doc.components.get_or_insert_with(Default::default);
@@ -296,9 +322,17 @@ fn shared_responses(op: &mut Operation) -> Option<String> {
         add_error(
             op,
             "403",
-            "The account does not reach the workspace, or its role is too low",
+            "The account does not reach the workspace, or its role is too low; or \
+             CROSS_ORIGIN: a POST, PATCH, PUT or DELETE authenticated by the cookie \
+             came from an origin other than the server's own or an allowed one",
         );
     }
+    add_error(
+        op,
+        "503",
+        "UNAVAILABLE: the database cannot be reached now; retry after the \
+         Retry-After header's seconds",
+    );
     if let Some(what) = path_resource(op) {
         add_error(op, "404", &format!("No such {what}, or a malformed id"));
     }

@@ -34,7 +34,7 @@ pub struct Health {
     get, path = "/healthz", operation_id = "health", tag = "service", security(()),
     responses(
         (status = 200, description = "The database answers", body = Health),
-        (status = 500, description = "The database does not answer", body = crate::error::ErrorBody),
+        (status = 503, description = "The database cannot be reached (UNAVAILABLE, with Retry-After)", body = crate::error::ErrorBody),
     ),
 )]
 pub(crate) async fn health(app: Shared) -> Response {
