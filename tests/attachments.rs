@@ -105,6 +105,15 @@ on_both_backends! {
             let r = upload(&app, &app.token, &path, &[("files", "ok.png", png()), ("files", name, bytes)]).await;
             assert_eq!(r.status, 415, "{name}: {:?}", r.body);
             assert_eq!(r.body["error"], "UNSUPPORTED_FORMAT");
+            let message = r.body["message"].as_str().unwrap();
+            assert!(message.contains(&format!("{name:?}")), "{name}: names the file: {message}");
+            assert!(
+                message.ends_with(
+                    "card attachments take image/png, image/jpeg, image/gif, image/webp, application/pdf, \
+                     application/zip, Office Open XML documents (docx, xlsx, pptx) and text/plain"
+                ),
+                "{name}: names the accepted formats: {message}"
+            );
             assert!(files_in(&app.db.files_dir()).is_empty(), "{name}: no file left");
             assert_eq!(uploads::attachment_rows(&app).await, 0, "{name}: no row left");
         }

@@ -211,6 +211,11 @@ on_both_backends! {
             let r = upload(&app, &app.token, &path, &[("files", "x.png", png()), ("files", "y.png", bad)]).await;
             assert_eq!(r.status, 415, "{:?}", r.body);
             assert_eq!(r.body["error"], "UNSUPPORTED_FORMAT");
+            assert_eq!(
+                r.body["message"],
+                "the content of \"y.png\" is not an accepted format: \
+                 comment uploads take image/png, image/jpeg, image/gif, image/webp"
+            );
         }
         assert_eq!(files_in(&app.db.files_dir()), before, "no file left");
         assert_eq!(uploads::attachment_rows(&app).await, 2, "no row left");

@@ -19,6 +19,57 @@ on_both_backends! {
             .unwrap();
         assert!(exit.success(), "{exit:?}");
     }
+
+    async fn a_listen_address_in_use_is_named_with_the_way_out(backend) {
+        let db = TestDb::new(backend).await;
+        let (_first, base, _) = start_server(&db, &[]).await;
+        let addr = base.strip_prefix("http://").expect("http base").to_string();
+        let second = tokio::process::Command::new(common::bin("board-server"))
+            .env("BOARD_DATABASE_URL", &db.url)
+            .env("BOARD_FILES_DIR", db.files_dir())
+            .env("BOARD_LISTEN", &addr)
+            .env("BOARD_LOG", "warn")
+            .stdin(std::process::Stdio::null())
+            .kill_on_drop(true)
+            .output();
+        let out = tokio::time::timeout(Duration::from_secs(60), second)
+            .await
+            .expect("the second server gives up")
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{:?}: {stderr}", out.status);
+        assert!(
+            stderr.contains(&format!("cannot listen on {addr}: ")),
+            "names the address: {stderr}"
+        );
+        assert!(
+            stderr.contains("choose another address with --listen or BOARD_LISTEN"),
+            "says how to choose another: {stderr}"
+        );
+        // The first server is unharmed.
+        let res = reqwest::get(format!("{base}/healthz")).await.unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+    }
+
+    async fn request_log_latency_has_at_most_3_decimals(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_LOG", "info")]).await;
+        for _ in 0..5 {
+            assert_eq!(app.call("GET", "/healthz", None).await.status, 200);
+        }
+        let log = std::fs::read_to_string(app.db.dir.path().join("server.log")).unwrap();
+        let latencies: Vec<&str> = log
+            .lines()
+            .filter_map(|l| l.split(" latency_ms=").nth(1))
+            .map(|rest| rest.split(' ').next().unwrap())
+            .collect();
+        assert!(latencies.len() >= 5, "{log}");
+        for l in latencies {
+            let ms: f64 = l.parse().unwrap_or_else(|_| panic!("{l} is a number"));
+            assert!(ms >= 0.0, "{l}");
+            let decimals = l.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 3, "latency_ms={l} has more than 3 decimals");
+        }
+    }
 }
 
 /// Several `board-server` processes started together on one empty PostgreSQL

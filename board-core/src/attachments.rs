@@ -344,7 +344,8 @@ impl Board {
             let mime_type = detect::accepted_type(&head, scope == Scope::Comment, text.finish())
                 .ok_or_else(|| {
                     Error::UnsupportedFormat(format!(
-                        "the content of {original_name:?} is not an accepted format"
+                        "the content of {original_name:?} is not an accepted format: {}",
+                        detect::accepted_formats(scope == Scope::Comment)
                     ))
                 })?;
             pending.push(Pending {

@@ -8,13 +8,24 @@ pub(crate) const HEAD_LEN: usize = 64 * 1024;
 /// Types a comment upload may have.
 const IMAGES: &[&str] = &["image/png", "image/jpeg", "image/gif", "image/webp"];
 
-/// Types a card attachment may have besides [`IMAGES`] and `text/plain`.
-const DOCUMENTS: &[&str] = &[
-    "application/pdf",
-    "application/zip",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-    "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+/// Types a card attachment may have besides [`IMAGES`], [`OFFICE`] and `text/plain`.
+const DOCUMENTS: &[&str] = &["application/pdf", "application/zip"];
+
+/// The Office Open XML types a card attachment may have, with the extension
+/// people know them by.
+const OFFICE: &[(&str, &str)] = &[
+    (
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "docx",
+    ),
+    (
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "xlsx",
+    ),
+    (
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "pptx",
+    ),
 ];
 
 /// The plain-text type.
@@ -95,20 +106,40 @@ impl TextCheck {
     }
 }
 
+/// Every type a card attachment may have that `infer` recognizes.
+fn card_types() -> impl Iterator<Item = &'static str> {
+    IMAGES
+        .iter()
+        .chain(DOCUMENTS)
+        .copied()
+        .chain(OFFICE.iter().map(|(mime, _)| *mime))
+}
+
 /// The accepted type of a file with leading bytes `head`, or `None` (415).
 /// `images_only` is the comment-upload rule; `text_ok` is [`TextCheck::finish`].
 pub(crate) fn accepted_type(head: &[u8], images_only: bool, text_ok: bool) -> Option<&'static str> {
     let found = infer::get(head).map(|t| t.mime_type());
-    let allowed = |m: &str| IMAGES.contains(&m) || (!images_only && DOCUMENTS.contains(&m));
     match found {
-        Some(m) => IMAGES
-            .iter()
-            .chain(DOCUMENTS)
-            .copied()
-            .find(|a| *a == m && allowed(a)),
+        Some(m) if images_only => IMAGES.iter().copied().find(|a| *a == m),
+        Some(m) => card_types().find(|a| *a == m),
         None if !images_only && text_ok => Some(TEXT),
         None => None,
     }
+}
+
+/// The sentence naming what an upload accepts, for the 415 message:
+/// `images_only` is the comment-upload rule.
+pub(crate) fn accepted_formats(images_only: bool) -> String {
+    if images_only {
+        return format!("comment uploads take {}", IMAGES.join(", "));
+    }
+    let office: Vec<&str> = OFFICE.iter().map(|(_, ext)| *ext).collect();
+    format!(
+        "card attachments take {}, {}, Office Open XML documents ({}) and {TEXT}",
+        IMAGES.join(", "),
+        DOCUMENTS.join(", "),
+        office.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -149,5 +180,19 @@ mod tests {
         assert_eq!(accepted_type(b"plain", false, true), Some("text/plain"));
         assert_eq!(accepted_type(b"plain", true, true), None);
         assert!(is_image("image/gif") && !is_image("application/pdf"));
+    }
+
+    #[test]
+    fn accepted_formats_are_named() {
+        assert_eq!(
+            accepted_formats(true),
+            "comment uploads take image/png, image/jpeg, image/gif, image/webp"
+        );
+        assert_eq!(
+            accepted_formats(false),
+            "card attachments take image/png, image/jpeg, image/gif, image/webp, \
+             application/pdf, application/zip, Office Open XML documents (docx, xlsx, pptx) \
+             and text/plain"
+        );
     }
 }

@@ -93,9 +93,29 @@ impl<'a> Fields<'a> {
         key: &'static str,
         parse: impl FnOnce(&Value) -> Result<T, String>,
     ) -> Option<T> {
+        self.required_or(key, "Required", parse)
+    }
+
+    /// A field that must be present (and not null), whose absence is reported
+    /// as `Required: {accepted}`, naming what the field accepts.
+    pub fn required_naming<T>(
+        &mut self,
+        key: &'static str,
+        accepted: &str,
+        parse: impl FnOnce(&Value) -> Result<T, String>,
+    ) -> Option<T> {
+        self.required_or(key, &format!("Required: {accepted}"), parse)
+    }
+
+    fn required_or<T>(
+        &mut self,
+        key: &'static str,
+        missing: &str,
+        parse: impl FnOnce(&Value) -> Result<T, String>,
+    ) -> Option<T> {
         match self.get(key) {
             None | Some(Value::Null) if self.obj.is_some() => {
-                self.errors.field(key, "Required");
+                self.errors.field(key, missing);
                 None
             }
             None | Some(Value::Null) => None,
@@ -271,6 +291,20 @@ mod tests {
             e.form_errors,
             vec!["Unrecognized key(s) in object: 'extra', 'other'"]
         );
+    }
+
+    #[test]
+    fn a_missing_field_can_name_what_it_accepts() {
+        let body = json!({});
+        let mut f = Fields::new(&body);
+        assert!(f
+            .required_naming("kind", "A or B", |v| one_of(v, &["A", "B"]))
+            .is_none());
+        let Err(Error::Validation(e)) = f.finish() else {
+            panic!("expected a validation error")
+        };
+        assert_eq!(e.field_errors["kind"], vec!["Required: A or B"]);
+        assert!(e.form_errors.is_empty());
     }
 
     #[test]

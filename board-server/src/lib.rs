@@ -20,9 +20,17 @@ use warp::Filter;
 
 pub use config::Config;
 
-/// Opens the board, runs the first-run bootstrap, binds, and serves until
+/// Binds, opens the board, runs the first-run bootstrap, and serves until
 /// SIGINT or SIGTERM; requests in flight finish before it returns.
 pub async fn run(config: Config) -> anyhow::Result<()> {
+    // The address first: a server that cannot listen stops before it touches
+    // the database (no sweep, no first-run token printed and lost).
+    let listener = TcpListener::bind(config.listen).await.map_err(|e| {
+        anyhow::anyhow!(
+            "cannot listen on {}: {e}; choose another address with --listen or BOARD_LISTEN",
+            config.listen
+        )
+    })?;
     let mut options = Options::new(&config.database_url);
     options.files_dir = config.files_dir.clone();
     options.max_attachment_bytes = config.max_attachment_bytes;
@@ -37,7 +45,6 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
         );
         println!("Bearer token (shown once): {}", first.token.token);
     }
-    let listener = TcpListener::bind(config.listen).await?;
     let addr = listener.local_addr()?;
     let metrics = Arc::new(metrics::Metrics::default());
     let app = Arc::new(routes::App {

@@ -3,7 +3,7 @@
 //! (method, route template, status, latency, request id), and the metrics.
 
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use warp::http::{HeaderMap, HeaderValue, Method};
 use warp::reply::Response;
@@ -21,6 +21,12 @@ fn request_id(headers: &HeaderMap) -> String {
         .filter(|v| !v.is_empty() && v.len() <= 128 && v.bytes().all(|b| b.is_ascii_graphic()))
         .map(str::to_string)
         .unwrap_or_else(cuid2::create_id)
+}
+
+/// A latency in milliseconds for the log, rounded to the microsecond: a number
+/// with at most 3 decimals (`0.421`, not `0.42100699999999996`).
+fn latency_ms(elapsed: Duration) -> f64 {
+    (elapsed.as_nanos() as f64 / 1000.0).round() / 1000.0
 }
 
 /// A 405 names the methods the path has (RFC 9110 `Allow`).
@@ -65,17 +71,40 @@ where
                 }
                 let route = route_template(path.as_str());
                 let status = response.status().as_u16();
-                let seconds = started.elapsed().as_secs_f64();
-                metrics.observe(method.as_str(), route, status, seconds);
+                let elapsed = started.elapsed();
+                metrics.observe(method.as_str(), route, status, elapsed.as_secs_f64());
                 tracing::info!(
                     method = %method,
                     route = %route,
                     status,
-                    latency_ms = seconds * 1000.0,
+                    latency_ms = latency_ms(elapsed),
                     request_id = %id,
                     "request"
                 );
                 response
             },
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latency_is_logged_to_the_microsecond() {
+        assert_eq!(
+            latency_ms(Duration::from_nanos(421_007)).to_string(),
+            "0.421"
+        );
+        assert_eq!(
+            latency_ms(Duration::from_nanos(421_500)).to_string(),
+            "0.422"
+        );
+        assert_eq!(latency_ms(Duration::from_nanos(12)).to_string(), "0");
+        assert_eq!(
+            latency_ms(Duration::from_micros(1_234_567)).to_string(),
+            "1234.567"
+        );
+        assert_eq!(format!("{:?}", latency_ms(Duration::from_millis(3))), "3.0");
+    }
 }

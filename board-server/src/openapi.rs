@@ -28,7 +28,7 @@ use crate::routes::{attachments, cards, columns, comments, files, health, relati
 #[openapi(
     info(title = "board"),
     paths(
-        health::health, health::metrics, served,
+        health::health, health::health_head, health::metrics, served,
         settings::get, settings::patch,
         columns::list, columns::create, columns::reorder, columns::update, columns::delete,
         cards::create, cards::get, cards::patch, cards::delete, cards::history, cards::board,
@@ -155,6 +155,7 @@ fn operations(doc: &mut Document) -> impl Iterator<Item = &mut Operation> {
     doc.paths.paths.values_mut().flat_map(|item| {
         [
             &mut item.get,
+            &mut item.head,
             &mut item.post,
             &mut item.patch,
             &mut item.put,
@@ -433,6 +434,7 @@ pub fn route_table() -> &'static [Route] {
             .map(|(template, item)| {
                 let methods = [
                     ("GET", item.get.is_some()),
+                    ("HEAD", item.head.is_some()),
                     ("POST", item.post.is_some()),
                     ("PUT", item.put.is_some()),
                     ("PATCH", item.patch.is_some()),

@@ -41,7 +41,13 @@ pub struct DeleteColumn {
 impl FromJson for DeleteColumn {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
-        let cards = f.required("cards", |v| validate::one_of(v, &["MOVE", "DELETE"]));
+        let cards = f.required_naming(
+            "cards",
+            &format!(
+                "MOVE (with targetColumnId) or DELETE (with confirm \"{CONFIRM_DELETE_CARDS}\")"
+            ),
+            |v| validate::one_of(v, &["MOVE", "DELETE"]),
+        );
         let target = f.optional("targetColumnId", validate::cuid);
         let confirm = f.optional("confirm", validate::string);
         let fate = match (cards, target, confirm) {

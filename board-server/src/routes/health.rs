@@ -1,5 +1,6 @@
-//! `GET /healthz` (200 with the version when the database answers) and
-//! `GET /metrics` (Prometheus text): no credential.
+//! `GET /healthz` (200 with the version when the database answers; `HEAD`
+//! answers the same without the body) and `GET /metrics` (Prometheus text):
+//! no credential.
 
 use serde::Serialize;
 use warp::http::StatusCode;
@@ -16,9 +17,14 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         .then(metrics);
     let health = warp::path!("healthz")
         .and(warp::get())
-        .and(with_app(app))
+        .and(with_app(app.clone()))
         .then(health);
-    health.or(metrics).unify().boxed()
+    // The same answer; the HTTP layer sends no body for a HEAD.
+    let health_head = warp::path!("healthz")
+        .and(warp::head())
+        .and(with_app(app))
+        .then(health_head);
+    health.or(health_head).unify().or(metrics).unify().boxed()
 }
 
 /// The reply of `GET /healthz`.
@@ -49,6 +55,17 @@ pub(crate) async fn health(app: Shared) -> Response {
         ))
     })
     .await
+}
+
+#[utoipa::path(
+    head, path = "/healthz", operation_id = "healthHead", tag = "service", security(()),
+    responses(
+        (status = 200, description = "The database answers (the headers of GET, no body)"),
+        (status = 503, description = "The database cannot be reached (UNAVAILABLE, with Retry-After; no body)"),
+    ),
+)]
+pub(crate) async fn health_head(app: Shared) -> Response {
+    health(app).await
 }
 
 #[utoipa::path(
