@@ -156,6 +156,7 @@ on_both_backends! {
 
     async fn no_bootstrap_when_an_account_exists(backend) {
         let db = TestDb::new(backend).await;
+        common::cli(&db, &["init"]).await.ok();
         common::cli(&db, &["account", "create", "early"]).await.ok();
         let (mut server, _, lines) = start_server(&db, &[]).await;
         assert!(common::first_run(&lines).is_none(), "{lines:?}");
@@ -169,5 +170,21 @@ on_both_backends! {
         let r = app.call_as("", "GET", "/healthz", None).await;
         assert_eq!(r.status, 200);
         assert_eq!(r.body["status"], "ok");
+    }
+
+    async fn health_answers_head_like_get(backend) {
+        let app = common::spawn_app(backend).await;
+        let get = app.http.get(format!("{}/healthz", app.base)).send().await.unwrap();
+        assert_eq!(get.status().as_u16(), 200);
+        let content_type = get.headers()["content-type"].clone();
+        let res = app.http.head(format!("{}/healthz", app.base)).send().await.unwrap();
+        assert_eq!(res.status().as_u16(), 200, "no credential needed");
+        assert_eq!(res.headers()["content-type"], content_type, "the headers of GET");
+        assert!(res.headers().contains_key("x-request-id"));
+        assert!(res.bytes().await.unwrap().is_empty(), "no body");
+        // A method the path lacks names HEAD with GET.
+        let res = app.http.post(format!("{}/healthz", app.base)).send().await.unwrap();
+        assert_eq!(res.status().as_u16(), 405);
+        assert_eq!(res.headers()["allow"], "GET, HEAD");
     }
 }

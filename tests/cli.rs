@@ -114,4 +114,206 @@ on_both_backends! {
         let view = board.board(&board_core::Actor::Operator, Some(&app.tenant), None).await.unwrap();
         assert!(view.columns.iter().all(|c| c.cards.is_empty()));
     }
+
+    async fn names_resolve_and_refusals_say_what_exists(backend) {
+        let app = common::spawn_app(backend).await;
+        let fails = |out: common::Cli, words: &[&str]| {
+            assert!(!out.success, "succeeded: {}", out.stdout);
+            assert_eq!(out.stderr.trim_end().lines().count(), 1, "{:?}", out.stderr);
+            for w in words {
+                assert!(out.stderr.contains(w), "{w:?} missing from {:?}", out.stderr);
+            }
+        };
+        // Workspaces: unique names, found in any letter case, renamed.
+        let acme = app.cli(&["--json", "workspace", "create", "Acme"]).await.ok();
+        fails(app.cli(&["workspace", "create", "Acme"]).await, &["already exists", "CONFLICT"]);
+        fails(app.cli(&["columns", "list", "--workspace", "Acne"]).await, &["no workspace is named \"Acne\"", "Default, Acme"]);
+        let p = app.cli(&["--json", "project", "create", "--workspace", "acme", "Web"]).await.ok();
+        assert_eq!(p["tenantId"], acme["id"]);
+        fails(app.cli(&["project", "create", "--workspace", "Acme", "Web"]).await, &["already exists"]);
+        app.cli(&["project", "create", "--workspace", "Acme", "web"]).await.ok();
+        fails(app.cli(&["card", "create", "--workspace", "Acme", "--project", "WEB", "x"]).await, &["several projects are named \"WEB\"", "Web (", "web ("]);
+        let projects = app.cli(&["--json", "project", "list", "--workspace", "Acme"]).await.ok();
+        assert_eq!(projects.as_array().unwrap().len(), 2);
+
+        // Cards and columns by name; the output names the column.
+        let card = app
+            .cli(&["--json", "card", "create", "--workspace", "Acme", "--project", "Web", "--column", "Doing", "Plan"])
+            .await
+            .ok();
+        assert_eq!(card["columnName"], "Doing");
+        let card_id = card["id"].as_str().unwrap().to_string();
+        let moved = app.cli(&["--json", "card", "move", &card_id, "--to", "done"]).await.ok();
+        assert_eq!(moved["columnName"], "Done");
+        let text = app.cli(&["card", "move", &card_id, "--to", "To do"]).await;
+        assert!(text.stdout.contains("\"To do\""), "{}", text.stdout);
+        fails(app.cli(&["card", "move", &card_id, "--to", "Nope"]).await, &["no column is named \"Nope\"", "To do, Doing, Done"]);
+        let review = app.cli(&["--json", "column", "create", "--workspace", "Acme", "Review", "--color", "violet"]).await.ok();
+        assert_eq!((review["accent"].as_str(), review["position"].as_i64()), (Some("violet"), Some(3)));
+        app.cli(&["column", "create", "--workspace", "Acme", "Review"]).await.ok();
+        fails(app.cli(&["card", "move", &card_id, "--to", "Review"]).await, &["several columns are named \"Review\"", review["id"].as_str().unwrap()]);
+        fails(app.cli(&["column", "create", "--workspace", "Acme", "Bad", "--color", "#ff0000"]).await, &["color"]);
+        let renamed = app.cli(&["--json", "column", "rename", review["id"].as_str().unwrap(), "Checked"]).await.ok();
+        assert_eq!(renamed["name"], "Checked");
+        let set = app.cli(&["--json", "column", "set", "Checked", "--workspace", "Acme", "--color", "teal", "--done"]).await.ok();
+        assert_eq!((set["accent"].as_str(), set["done"].as_bool()), (Some("teal"), Some(true)));
+        fails(app.cli(&["column", "rename", "Checked", "Other"]).await, &["give its workspace"]);
+
+        // Listing, showing, renaming and deleting cards.
+        let listed = app.cli(&["--json", "card", "list", "--workspace", "Acme", "--column", "To do"]).await.ok();
+        assert_eq!(listed.as_array().unwrap().len(), 1);
+        let shown = app.cli(&["--json", "card", "show", &card_id]).await.ok();
+        assert_eq!((shown["title"].as_str(), shown["columnName"].as_str()), (Some("Plan"), Some("To do")));
+        let r = app.cli(&["--json", "card", "rename", &card_id, "Plan B"]).await.ok();
+        assert_eq!(r["title"], "Plan B");
+        let table = app.cli(&["card", "list", "--workspace", "Acme"]).await;
+        assert!(table.stdout.contains("Plan B") && table.stdout.contains("To do"), "{}", table.stdout);
+
+        // Column deletion: both ways named when none is given, counts reported.
+        fails(app.cli(&["column", "delete", "To do", "--workspace", "Acme"]).await, &["--move-to", "--delete-cards"]);
+        let d = app.cli(&["--json", "column", "delete", "To do", "--workspace", "Acme", "--move-to", "Doing"]).await.ok();
+        assert_eq!((d["cardsMoved"].as_u64(), d["cardsDeleted"].as_u64()), (Some(1), Some(0)));
+        let d = app
+            .cli(&["column", "delete", "Doing", "--workspace", "Acme", "--delete-cards", "--confirm", "APAGAR CARDS"])
+            .await;
+        assert!(d.stdout.contains("0 card(s) moved, 1 card(s) deleted"), "{}", d.stdout);
+        let order = app.cli(&["--json", "columns", "reorder", "--workspace", "Acme", "Review", "Checked"]).await.ok();
+        let names: Vec<_> = order["columns"].as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
+        assert_eq!(names, vec![json!("Done"), json!("Review"), json!("Checked")]);
+
+        // Accounts, members, tokens.
+        app.cli(&["account", "create", "erin"]).await.ok();
+        let accounts = app.cli(&["--json", "account", "list"]).await.ok();
+        let names: Vec<_> = accounts.as_array().unwrap().iter().map(|a| a["name"].clone()).collect();
+        assert_eq!(names, vec![json!("admin"), json!("erin")]);
+        app.cli(&["member", "add", "--workspace", "Acme", "--account", "erin", "--role", "viewer"]).await.ok();
+        let members = app.cli(&["--json", "member", "list", "--workspace", "Acme"]).await.ok();
+        assert_eq!(members, json!([{"tenantId": acme["id"], "workspaceName": "Acme", "accountId": accounts[1]["id"], "accountName": "erin", "role": "VIEWER"}]));
+        let issued = app.cli(&["token", "create", "--account", "erin", "--expires-in", "7d"]).await;
+        assert!(issued.success);
+        assert!(issued.stderr.contains("shown once"), "{}", issued.stderr);
+        let secret = issued.stdout.lines().next().unwrap().to_string();
+        assert!(secret.starts_with("brd_"), "{}", issued.stdout);
+        assert!(issued.stdout.contains("expires 20"), "{}", issued.stdout);
+        let tokens = app.cli(&["token", "list", "--account", "erin"]).await;
+        assert!(tokens.success);
+        let token_id = secret.split('_').nth(1).unwrap();
+        assert!(tokens.stdout.contains(token_id), "{}", tokens.stdout);
+        assert!(!tokens.stdout.contains(secret.rsplit('_').next().unwrap()), "a secret is never listed");
+        let json_tokens = app.cli(&["--json", "token", "list"]).await.ok();
+        assert_eq!(json_tokens.as_array().unwrap().len(), 2, "admin's and erin's");
+        app.cli(&["token", "revoke", token_id]).await.ok();
+        let t = app.cli(&["--json", "token", "list", "--account", "erin"]).await.ok();
+        assert!(t[0]["revokedAt"].is_string(), "{t}");
+        app.cli(&["member", "remove", "--workspace", "Acme", "--account", "erin"]).await.ok();
+        fails(app.cli(&["member", "remove", "--workspace", "Acme", "--account", "erin"]).await, &["not found"]);
+        assert_eq!(app.cli(&["--json", "member", "list", "--workspace", "Acme"]).await.ok(), json!([]));
+
+        // Renaming a workspace; a taken name is refused.
+        fails(app.cli(&["workspace", "rename", "Acme", "Default"]).await, &["already exists"]);
+        let w = app.cli(&["--json", "workspace", "rename", "Acme", "Acme Inc"]).await.ok();
+        assert_eq!(w, json!({"id": acme["id"], "name": "Acme Inc"}));
+        let all = app.cli(&["--json", "workspace", "list"]).await.ok();
+        let names: Vec<_> = all.as_array().unwrap().iter().map(|w| w["name"].clone()).collect();
+        assert_eq!(names, vec![json!("Default"), json!("Acme Inc")]);
+        // A second workspace that differs only in letter case makes the case-blind name ambiguous.
+        app.cli(&["workspace", "create", "acme inc"]).await.ok();
+        fails(app.cli(&["project", "list", "--workspace", "ACME INC"]).await, &["several workspaces"]);
+        app.cli(&["project", "list", "--workspace", "Acme Inc"]).await.ok();
+    }
+}
+
+/// Every command but `board init` refuses a SQLite file that does not exist,
+/// instead of making a new, empty database.
+#[tokio::test]
+async fn a_missing_database_is_refused_until_init() {
+    let db = common::TestDb::new(common::Backend::Sqlite).await;
+    let file = db.dir.path().join("board.db");
+    for args in [
+        vec!["workspace", "list"],
+        vec!["--json", "account", "create", "x"],
+    ] {
+        let out = common::cli(&db, &args).await;
+        assert!(!out.success, "{args:?}");
+        let line = out.stderr.trim_end();
+        assert_eq!(line.lines().count(), 1, "{line}");
+        for w in [
+            file.to_str().unwrap(),
+            "board init",
+            "--database-url",
+            "BOARD_DATABASE_URL",
+        ] {
+            assert!(line.contains(w), "{w:?} missing from {line:?}");
+        }
+        assert!(!file.exists(), "{args:?} created the file");
+    }
+    common::cli(&db, &["init"]).await.ok();
+    assert!(file.exists());
+    let ws = common::cli(&db, &["--json", "workspace", "list"])
+        .await
+        .ok();
+    assert_eq!(ws, json!([]));
+}
+
+/// `docs/cli.md` is `board --help` and every command's `--help`, so the
+/// reference never drifts from the tool. `BOARD_BLESS=1 cargo test --test cli
+/// cli_reference` writes it anew.
+#[test]
+fn cli_reference_is_current() {
+    let help = |args: &[&str]| {
+        let out = std::process::Command::new(common::bin("board"))
+            .args(args)
+            .arg("--help")
+            .env_remove("BOARD_DATABASE_URL")
+            .env_remove("BOARD_FILES_DIR")
+            .output()
+            .expect("run board");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    // The names under "Commands:", without `help`.
+    let commands = |text: &str| -> Vec<String> {
+        text.lines()
+            .skip_while(|l| !l.starts_with("Commands:"))
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+            .filter(|c| c != "help")
+            .collect()
+    };
+    let mut doc = String::from(
+        "# `board`: command reference\n\n\
+         Generated from `board --help` and each command's `--help`; \
+         `tests/cli.rs` fails when it is out of date, and \
+         `BOARD_BLESS=1 cargo test --test cli cli_reference` writes it anew.\n",
+    );
+    let mut section = |args: &[&str], text: &str| {
+        let name = std::iter::once("board")
+            .chain(args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        doc.push_str(&format!(
+            "\n## `{name}`\n\n```text\n{}\n```\n",
+            text.trim_end()
+        ));
+    };
+    let top = help(&[]);
+    section(&[], &top);
+    for cmd in commands(&top) {
+        let text = help(&[&cmd]);
+        section(&[&cmd], &text);
+        for sub in commands(&text) {
+            section(&[&cmd, &sub], &help(&[&cmd, &sub]));
+        }
+    }
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md");
+    if std::env::var_os("BOARD_BLESS").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &doc).unwrap();
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == doc,
+        "docs/cli.md is out of date: BOARD_BLESS=1 cargo test --test cli cli_reference"
+    );
 }

@@ -270,7 +270,9 @@ on_both_backends! {
         assert_eq!(unchanged, vec!["E", "Doing", "Done", "D", "To do"]);
 
         let out = app.cli(&["--json", "columns", "reorder", &ids[0], &ids[4]]).await.ok();
-        assert_eq!(out, json!({"updated": 2}));
+        assert_eq!(out["updated"], 2);
+        let order: Vec<_> = out["columns"].as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
+        assert_eq!(order, vec![json!("To do"), json!("Doing"), json!("Done"), json!("D"), json!("E")], "the CLI prints the new order");
         let names: Vec<_> = set_of(&app, None).await.into_iter().map(|c| c.0).collect();
         assert_eq!(names, vec!["To do", "Doing", "Done", "D", "E"]);
     }
@@ -343,6 +345,16 @@ on_both_backends! {
             assert_eq!(r.status, 422, "{body}");
             assert!(r.body["details"]["fieldErrors"][field].is_array(), "{body}: {:?}", r.body);
         }
+        // A missing `cards` names what it accepts.
+        let r = app.call("DELETE", &path, Some(json!({"targetColumnId": doing}))).await;
+        assert_eq!(r.status, 422);
+        assert_eq!(r.body["error"], "VALIDATION_FAILED");
+        assert_eq!(
+            r.body["details"]["fieldErrors"],
+            json!({"cards": ["Required: MOVE (with targetColumnId) or DELETE (with confirm \"APAGAR CARDS\")"]}),
+            "{:?}",
+            r.body
+        );
         let r = app.raw("DELETE", &path, &[("authorization", &format!("Bearer {}", app.token))], "").await;
         assert_eq!(r.status, 422, "no body at all");
         assert_eq!(set_of(&app, None).await.len(), 3, "refusals deleted nothing");

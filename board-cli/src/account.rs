@@ -1,7 +1,8 @@
-//! `board account create NAME` and `board member add`.
+//! `board account create|list` and `board member add|list|remove`.
 
 use board_core::{Board, Role};
 use clap::{Subcommand, ValueEnum};
+use serde_json::json;
 
 use crate::output::Out;
 
@@ -12,13 +13,15 @@ pub enum Cmd {
         /// Its name.
         name: String,
     },
+    /// List every account, by name.
+    List,
 }
 
 #[derive(Debug, Subcommand)]
 pub enum MemberCmd {
     /// Give an account a role in a workspace (replaces an earlier role).
     Add {
-        /// The workspace, by id or unique name.
+        /// The workspace, by id or name.
         #[arg(long)]
         workspace: String,
         /// The account, by id or name.
@@ -27,6 +30,21 @@ pub enum MemberCmd {
         /// The role.
         #[arg(long, value_enum)]
         role: RoleArg,
+    },
+    /// List the members of a workspace, or of every workspace.
+    List {
+        /// The workspace, by id or name (default: every workspace).
+        #[arg(long)]
+        workspace: Option<String>,
+    },
+    /// Take an account out of a workspace (its tokens keep working elsewhere).
+    Remove {
+        /// The workspace, by id or name.
+        #[arg(long)]
+        workspace: String,
+        /// The account, by id or name.
+        #[arg(long)]
+        account: String,
     },
 }
 
@@ -53,6 +71,14 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             let a = board.create_account(&name).await?;
             out.value(&a, || format!("created account {:?} ({})", a.name, a.id));
         }
+        Cmd::List => {
+            let all = board.list_accounts().await?;
+            let rows = all
+                .iter()
+                .map(|a| vec![a.name.clone(), a.id.to_string()])
+                .collect();
+            out.table(&all, &["name", "id"], rows);
+        }
     }
     Ok(())
 }
@@ -75,6 +101,39 @@ pub async fn run_member(board: &Board, out: &Out, cmd: MemberCmd) -> anyhow::Res
                     ws.name
                 )
             });
+        }
+        MemberCmd::List { workspace } => {
+            let ws = match workspace {
+                Some(w) => Some(board.find_workspace(&w).await?),
+                None => None,
+            };
+            let all = board.list_members(ws.as_ref().map(|w| &w.id)).await?;
+            let rows = all
+                .iter()
+                .map(|m| {
+                    vec![
+                        m.workspace_name.clone(),
+                        m.account_name.clone(),
+                        m.role.as_str().to_string(),
+                        m.account_id.to_string(),
+                    ]
+                })
+                .collect();
+            out.table(&all, &["workspace", "account", "role", "account id"], rows);
+        }
+        MemberCmd::Remove { workspace, account } => {
+            let ws = board.find_workspace(&workspace).await?;
+            let acc = board.find_account(&account).await?;
+            board.remove_member(&ws.id, &acc.id).await?;
+            out.value(
+                &json!({"tenantId": ws.id, "accountId": acc.id, "removed": true}),
+                || {
+                    format!(
+                        "account {:?} is no longer in workspace {:?}",
+                        acc.name, ws.name
+                    )
+                },
+            );
         }
     }
     Ok(())

@@ -1,23 +1,21 @@
-//! `board card create` and `board card move`.
+//! `board card create|move|list|show|rename|delete`.
 
-use board_core::{Actor, Board, CardId, ColumnId, NewCard, ProjectId};
-use clap::Subcommand;
+use board_core::{
+    Actor, Board, Card, CardId, CardPatch, ColumnId, NewCard, ProjectId, WorkspaceId,
+};
+use clap::{Args, Subcommand};
+use serde::Serialize;
+use serde_json::json;
 
+use crate::lookup::place;
 use crate::output::Out;
 
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
-    /// Create a card at the end of a column (default: the set's first column).
+    /// Create a card at the end of a column (default: the first column of the set in effect).
     Create {
-        /// The workspace, by id or unique name.
-        #[arg(long)]
-        workspace: String,
-        /// The project (id).
-        #[arg(long)]
-        project: Option<String>,
-        /// The column (id); must be in the set in effect.
-        #[arg(long)]
-        column: Option<String>,
+        #[command(flatten)]
+        at: Place,
         /// The title.
         title: String,
     },
@@ -25,40 +23,161 @@ pub enum Cmd {
     Move {
         /// The card (id).
         card: String,
-        /// The target column (id).
+        /// The target column, by id or by name in the card's set in effect (e.g. Done).
         #[arg(long)]
         to: String,
     },
+    /// List the cards of the set in effect, column by column, or of one column.
+    List {
+        #[command(flatten)]
+        at: Place,
+    },
+    /// Show one card.
+    Show {
+        /// The card (id).
+        card: String,
+    },
+    /// Give a card a new title.
+    Rename {
+        /// The card (id).
+        card: String,
+        /// The new title.
+        title: String,
+    },
+    /// Delete a card with its comments, attachments (files too), links and history.
+    Delete {
+        /// The card (id).
+        card: String,
+    },
 }
+
+/// Where cards are: a workspace, maybe a project (its set in effect), maybe a column.
+#[derive(Debug, Args)]
+pub struct Place {
+    /// The workspace, by id or name.
+    #[arg(long)]
+    workspace: String,
+    /// The project, by id or name (its set in effect).
+    #[arg(long)]
+    project: Option<String>,
+    /// The column, by id or by name in the set in effect.
+    #[arg(long)]
+    column: Option<String>,
+}
+
+impl Place {
+    /// The workspace, project and column ids.
+    async fn find(
+        &self,
+        board: &Board,
+    ) -> anyhow::Result<(WorkspaceId, Option<ProjectId>, Option<ColumnId>)> {
+        let (ws, project) = place(board, &self.workspace, self.project.as_deref()).await?;
+        let column = match &self.column {
+            Some(c) => Some(
+                board
+                    .find_column_in(ME, Some(&ws), project.as_ref(), c)
+                    .await?
+                    .id,
+            ),
+            None => None,
+        };
+        Ok((ws, project, column))
+    }
+}
+
+/// A card with the name of its column, as the CLI prints it.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Shown {
+    #[serde(flatten)]
+    card: Card,
+    column_name: String,
+}
+
+const ME: &Actor = &Actor::Operator;
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     let card = match cmd {
-        Cmd::Create {
-            workspace,
-            project,
-            column,
-            title,
-        } => {
-            let ws = board.find_workspace(&workspace).await?;
+        Cmd::Create { at, title } => {
+            let (ws, project, column) = at.find(board).await?;
             let new = NewCard {
-                tenant_id: ws.id,
-                project_id: project.as_deref().map(ProjectId::from_path).transpose()?,
-                column_id: column.as_deref().map(ColumnId::from_path).transpose()?,
+                tenant_id: ws,
+                project_id: project,
+                column_id: column,
                 title,
             };
-            board.create_card(&Actor::Operator, new.into()).await?
+            board.create_card(ME, new.into()).await?
         }
         Cmd::Move { card, to } => {
             let id = CardId::from_path(&card)?;
+            let column = board.find_column_for(ME, &id, &to).await?;
+            board.move_card(ME, &id, &column.id).await?
+        }
+        Cmd::List { at } => {
+            let (ws, project, only) = at.find(board).await?;
+            let columns = board
+                .list_columns(
+                    ME,
+                    Some(ws.as_str()),
+                    project.as_ref().map(ProjectId::as_str),
+                )
+                .await?;
+            let cards = board
+                .list_cards(ME, &ws, project.as_ref(), only.as_ref())
+                .await?;
+            let name_of = |c: &Card| {
+                columns
+                    .iter()
+                    .find(|col| col.id.as_str() == c.column_id)
+                    .map(|col| col.name.clone())
+                    .unwrap_or_default()
+            };
+            let rows = cards
+                .iter()
+                .map(|c| {
+                    vec![
+                        c.title.clone(),
+                        name_of(c),
+                        c.position.to_string(),
+                        c.id.clone(),
+                    ]
+                })
+                .collect();
+            out.table(&cards, &["title", "column", "position", "id"], rows);
+            return Ok(());
+        }
+        Cmd::Show { card } => board.card(ME, &CardId::from_path(&card)?).await?,
+        Cmd::Rename { card, title } => {
+            let patch = CardPatch {
+                title: Some(title),
+                column_id: None,
+            };
             board
-                .move_card(&Actor::Operator, &id, &ColumnId::from_path(&to)?)
+                .update_card(ME, &CardId::from_path(&card)?, patch.into())
                 .await?
         }
+        Cmd::Delete { card } => {
+            let id = CardId::from_path(&card)?;
+            let gone = board.card(ME, &id).await?;
+            board.delete_card(ME, &id).await?;
+            out.value(&json!({"id": id, "deleted": true}), || {
+                format!("deleted card {} {:?}", gone.id, gone.title)
+            });
+            return Ok(());
+        }
     };
-    out.value(&card, || {
+    let column = board
+        .find_column_in(ME, None, None, &card.column_id)
+        .await?;
+    let shown = Shown {
+        card,
+        column_name: column.name,
+    };
+    out.value(&shown, || {
+        let c = &shown.card;
         format!(
-            "card {} {:?} is in column {} at position {}",
-            card.id, card.title, card.column_id, card.position
+            "card {:?} ({}) is in column {:?} ({}) at position {}",
+            c.title, c.id, shown.column_name, c.column_id, c.position
         )
     });
     Ok(())

@@ -1,8 +1,10 @@
-//! `board columns list --workspace W [--project P]`.
+//! `board columns list --workspace W [--project P]` and `board columns reorder`.
 
-use board_core::{Actor, Board, ColumnOrder, Input};
+use board_core::{Actor, Board, Column, ColumnOrder, Input, ProjectId};
 use clap::Subcommand;
+use serde_json::json;
 
+use crate::lookup;
 use crate::output::Out;
 
 #[derive(Debug, Subcommand)]
@@ -10,39 +12,81 @@ pub enum Cmd {
     /// List a workspace's columns: the tenant set then each project set, or
     /// with --project the set in effect for that project's cards.
     List {
-        /// The workspace, by id or unique name.
+        /// The workspace, by id or name.
         #[arg(long)]
         workspace: String,
-        /// The project (id).
+        /// The project, by id or name.
         #[arg(long)]
         project: Option<String>,
     },
-    /// Reorder columns of one set: the given ids take, in this order, the
-    /// positions they already occupy together.
+    /// Reorder columns of one set: the given columns take, in this order, the
+    /// positions they already occupy together. Prints the set's new order.
     Reorder {
-        /// Column ids, in their new order.
+        /// Columns in their new order: ids, or names with --workspace (and --project).
         #[arg(required = true)]
-        ids: Vec<String>,
+        columns: Vec<String>,
+        /// The workspace whose set in effect holds the named columns.
+        #[arg(long)]
+        workspace: Option<String>,
+        /// The project whose set in effect holds the named columns.
+        #[arg(long)]
+        project: Option<String>,
     },
 }
 
+const ME: &Actor = &Actor::Operator;
+
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
-    let (workspace, project) = match cmd {
-        Cmd::List { workspace, project } => (workspace, project),
-        Cmd::Reorder { ids } => {
-            let body = serde_json::json!({ "columnIds": ids });
-            let input: Input<ColumnOrder> = Input::from_value(&body);
-            let updated = board.reorder_columns(&Actor::Operator, input).await?;
-            out.value(&serde_json::json!({ "updated": updated }), || {
-                format!("{updated} column(s) reordered")
-            });
-            return Ok(());
+    match cmd {
+        Cmd::List { workspace, project } => {
+            let (ws, project) = lookup::place(board, &workspace, project.as_deref()).await?;
+            let columns = board
+                .list_columns(
+                    ME,
+                    Some(ws.as_str()),
+                    project.as_ref().map(ProjectId::as_str),
+                )
+                .await?;
+            let projects = board.list_projects(&ws).await?;
+            let set_name = |c: &Column| match &c.project_id {
+                None => "(tenant)".to_string(),
+                Some(p) => projects
+                    .iter()
+                    .find(|q| q.id == *p)
+                    .map_or_else(|| p.to_string(), |q| q.name.clone()),
+            };
+            table(out, &columns, set_name);
         }
-    };
-    let ws = board.find_workspace(&workspace).await?;
-    let columns = board
-        .list_columns(&Actor::Operator, Some(ws.id.as_str()), project.as_deref())
-        .await?;
+        Cmd::Reorder {
+            columns,
+            workspace,
+            project,
+        } => {
+            let mut ids = Vec::new();
+            for c in &columns {
+                let found =
+                    lookup::column(board, workspace.as_deref(), project.as_deref(), c).await?;
+                ids.push(found.id);
+            }
+            let input: Input<ColumnOrder> = Input::from_value(&json!({ "columnIds": ids }));
+            let updated = board.reorder_columns(ME, input).await?;
+            let set = board.column_set(ME, &ids[0]).await?;
+            if out.json {
+                out.value(&json!({ "updated": updated, "columns": set }), String::new);
+            } else {
+                println!("{updated} column(s) reordered; the set is now:");
+                table(out, &set, |c| {
+                    c.project_id
+                        .as_ref()
+                        .map_or_else(|| "(tenant)".into(), ToString::to_string)
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+fn table(out: &Out, columns: &[Column], set_name: impl Fn(&Column) -> String) {
     let rows = columns
         .iter()
         .map(|c| {
@@ -51,10 +95,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 c.accent.as_str().to_string(),
                 c.position.to_string(),
                 if c.done { "yes".into() } else { String::new() },
-                c.project_id
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_else(|| "(tenant)".into()),
+                set_name(c),
                 c.id.to_string(),
             ]
         })
@@ -64,5 +105,4 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         &["name", "accent", "position", "done", "set", "id"],
         rows,
     );
-    Ok(())
 }

@@ -8,6 +8,7 @@ mod column;
 mod columns;
 mod gc;
 mod history;
+mod lookup;
 mod output;
 mod project;
 mod settings;
@@ -24,9 +25,18 @@ use output::Out;
 
 /// Admin tool of the board service.
 #[derive(Debug, Parser)]
-#[command(name = "board", version, about)]
+#[command(
+    name = "board",
+    version,
+    about,
+    after_help = "Workspaces, projects and accounts are given by id or by name (names are unique; \
+                  another letter case is accepted when it is unambiguous). Columns are given by id, \
+                  or by name in the set in effect of --workspace (and --project), or of the card \
+                  being moved. Cards are given by id (`board card list` shows them). Every command \
+                  but `board init` needs an existing database. The full reference: docs/cli.md."
+)]
 struct Cli {
-    /// Database URL: sqlite://PATH (created when missing) or postgres://…
+    /// Database URL: sqlite://PATH (must exist; `board init` creates it) or postgres://…
     #[arg(long, global = true, env = "BOARD_DATABASE_URL", default_value = board_core::DEFAULT_DATABASE_URL)]
     database_url: String,
     /// Folder of stored attachment files.
@@ -41,7 +51,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Migrate the database and print which one is in use.
+    /// Create the database when missing, migrate it, and print which one is in use.
     Init,
     /// Workspaces.
     #[command(subcommand)]
@@ -67,7 +77,7 @@ enum Command {
     /// Column sets: list, reorder.
     #[command(subcommand)]
     Columns(columns::Cmd),
-    /// One column: delete.
+    /// One column: create, rename, set its accent or done mark, delete.
     #[command(subcommand)]
     Column(column::Cmd),
     /// A card's column history.
@@ -93,6 +103,9 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     let mut options = Options::new(&cli.database_url);
     options.files_dir = cli.files_dir;
     options.max_connections = 2;
+    // Only `board init` creates a missing SQLite file: elsewhere a mistyped
+    // path or another working folder is refused, not silently made new.
+    options.create_missing = matches!(cli.command, Command::Init);
     let board = Board::open_with(options).await?;
     let result = match cli.command {
         Command::Init => {

@@ -54,6 +54,11 @@ pub fn one_line(e: &anyhow::Error) -> String {
             parts.extend(v.form_errors.iter().cloned());
             format!("invalid input: {}", parts.join("; "))
         }
+        Some(board_core::Error::NoDatabase(path)) => format!(
+            "no database at {}: create it with `board init`, or name an existing one with \
+             --database-url or BOARD_DATABASE_URL",
+            path.display()
+        ),
         Some(core) => format!("{} ({})", core, core.code()),
         None => format!("{e:#}").replace('\n', " "),
     }

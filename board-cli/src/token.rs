@@ -1,4 +1,5 @@
-//! `board token create --account A [--expires-in 30d]` and `board token revoke TOKEN`.
+//! `board token create --account A [--expires-in 30d]`, `board token list`
+//! and `board token revoke TOKEN`.
 
 use board_core::Board;
 use clap::Subcommand;
@@ -16,6 +17,12 @@ pub enum Cmd {
         /// Lifetime: a number with s, m, h, d or w (e.g. 30d). Default: no expiry.
         #[arg(long, value_parser = parse_duration)]
         expires_in: Option<i64>,
+    },
+    /// List issued tokens (never their secrets), newest first.
+    List {
+        /// Only the tokens of this account, by id or name.
+        #[arg(long)]
+        account: Option<String>,
     },
     /// Revoke a token (give the token, or its id).
     Revoke {
@@ -52,7 +59,42 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         } => {
             let acc = board.find_account(&account).await?;
             let t = board.create_token(&acc.id, expires_in).await?;
-            out.value(&t, || t.token.clone());
+            if !out.json {
+                eprintln!("The token is shown once: only its hash is stored. Keep it now.");
+            }
+            out.value(&t, || {
+                format!(
+                    "{}\nid {} · account {:?} · expires {}",
+                    t.token,
+                    t.id,
+                    acc.name,
+                    t.expires_at.as_deref().unwrap_or("never")
+                )
+            });
+        }
+        Cmd::List { account } => {
+            let acc = match account {
+                Some(a) => Some(board.find_account(&a).await?),
+                None => None,
+            };
+            let all = board.list_tokens(acc.as_ref().map(|a| &a.id)).await?;
+            let rows = all
+                .iter()
+                .map(|t| {
+                    vec![
+                        t.id.clone(),
+                        t.account_name.clone(),
+                        t.created_at.clone(),
+                        t.expires_at.clone().unwrap_or_else(|| "never".into()),
+                        t.revoked_at.clone().unwrap_or_default(),
+                    ]
+                })
+                .collect();
+            out.table(
+                &all,
+                &["id", "account", "created", "expires", "revoked"],
+                rows,
+            );
         }
         Cmd::Revoke { token } => {
             board.revoke_token(&token).await?;

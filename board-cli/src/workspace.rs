@@ -1,4 +1,4 @@
-//! `board workspace create NAME`, `board workspace list`.
+//! `board workspace create NAME`, `board workspace list`, `board workspace rename W NAME`.
 
 use board_core::Board;
 use clap::Subcommand;
@@ -7,13 +7,20 @@ use crate::output::Out;
 
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
-    /// Create a workspace (with an empty tenant column set).
+    /// Create a workspace, born with the columns To do, Doing and Done (names are unique).
     Create {
         /// Its name.
         name: String,
     },
-    /// List every workspace.
+    /// List every workspace, oldest first.
     List,
+    /// Rename a workspace (names are unique).
+    Rename {
+        /// The workspace, by id or name.
+        workspace: String,
+        /// Its new name.
+        name: String,
+    },
 }
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
@@ -21,7 +28,10 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         Cmd::Create { name } => {
             let ws = board.create_workspace(&name).await?;
             out.value(&ws, || {
-                format!("created workspace {:?} ({})", ws.name, ws.id)
+                format!(
+                    "created workspace {:?} ({}) with the columns To do, Doing and Done",
+                    ws.name, ws.id
+                )
             });
         }
         Cmd::List => {
@@ -31,6 +41,16 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 .map(|w| vec![w.name.clone(), w.id.to_string()])
                 .collect();
             out.table(&all, &["name", "id"], rows);
+        }
+        Cmd::Rename { workspace, name } => {
+            let before = board.find_workspace(&workspace).await?;
+            let ws = board.rename_workspace(&before.id, &name).await?;
+            out.value(&ws, || {
+                format!(
+                    "renamed workspace {:?} to {:?} ({})",
+                    before.name, ws.name, ws.id
+                )
+            });
         }
     }
     Ok(())

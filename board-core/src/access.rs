@@ -214,20 +214,6 @@ impl Board {
         Ok(account)
     }
 
-    /// Finds an account by id or by name.
-    pub async fn find_account(&self, id_or_name: &str) -> Result<Account> {
-        let row: Option<AnyRow> =
-            sqlx::query("SELECT id, name FROM accounts WHERE id = $1 OR name = $1 ORDER BY id")
-                .bind(id_or_name)
-                .fetch_optional(&self.pool)
-                .await?;
-        let row = row.ok_or(Error::NotFound("account"))?;
-        Ok(Account {
-            id: AccountId::from_db(row.try_get("id")?),
-            name: row.try_get("name")?,
-        })
-    }
-
     /// Gives `account` the `role` in `workspace` (replacing an earlier role).
     pub async fn add_member(
         &self,

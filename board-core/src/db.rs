@@ -47,11 +47,12 @@ pub(crate) async fn connect(
     url: &str,
     max_connections: u32,
     acquire_timeout: Duration,
+    create_missing: bool,
 ) -> Result<(AnyPool, Backend)> {
     sqlx::any::install_default_drivers();
     let backend = Backend::from_url(url)?;
     let url = match backend {
-        Backend::Sqlite => prepare_sqlite(url).await?,
+        Backend::Sqlite => prepare_sqlite(url, create_missing).await?,
         Backend::Postgres => url.to_string(),
     };
     let pool = AnyPoolOptions::new()
@@ -86,14 +87,18 @@ pub(crate) async fn connect(
     Ok((pool, backend))
 }
 
-/// Creates the SQLite file and folder when missing and switches the file to WAL
-/// (a property of the file, so every later connection inherits it).
-async fn prepare_sqlite(url: &str) -> Result<String> {
+/// Creates the SQLite file and folder when missing (or, without
+/// `create_missing`, refuses a file that does not exist) and switches the file
+/// to WAL (a property of the file, so every later connection inherits it).
+async fn prepare_sqlite(url: &str, create_missing: bool) -> Result<String> {
     use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode};
     let options = SqliteConnectOptions::from_str(url)?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal);
     let file = options.get_filename().to_path_buf();
+    if !create_missing && !file.exists() {
+        return Err(Error::NoDatabase(file));
+    }
     if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| Error::Config(format!("cannot create {}: {e}", dir.display())))?;

@@ -114,6 +114,9 @@ pub enum Error {
     /// The named kind of resource does not exist (or the id is malformed).
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// A name or id that matches nothing; the message lists what exists.
+    #[error("{0}")]
+    Unknown(String),
     /// A link between the two cards already exists.
     #[error("a link between these two cards already exists")]
     LinkExists,
@@ -135,6 +138,10 @@ pub enum Error {
     /// A domain rule refused the request.
     #[error("{1}")]
     Rule(Rule, String),
+    /// The SQLite file does not exist, and the board was opened without
+    /// [`crate::Options::create_missing`].
+    #[error("no database at {}", .0.display())]
+    NoDatabase(std::path::PathBuf),
     /// Bad configuration (database URL, folders).
     #[error("{0}")]
     Config(String),
@@ -169,7 +176,7 @@ impl Error {
             Error::Forbidden(_) => "FORBIDDEN",
             Error::ColumnManagementDisabled => "COLUMN_MANAGEMENT_DISABLED",
             Error::AttachmentsDisabled => "ATTACHMENTS_DISABLED",
-            Error::NotFound(_) => "NOT_FOUND",
+            Error::NotFound(_) | Error::Unknown(_) => "NOT_FOUND",
             Error::LinkExists => "LINK_EXISTS",
             Error::Conflict(_) => "CONFLICT",
             Error::NoFile(_) => "NO_FILE",
@@ -178,6 +185,7 @@ impl Error {
             Error::Validation(_) => "VALIDATION_FAILED",
             Error::Rule(rule, _) => rule.code(),
             Error::Unavailable(_) => "UNAVAILABLE",
+            Error::NoDatabase(_) => "NO_DATABASE",
             Error::Config(_) | Error::Database(_) | Error::Io(_) => "INTERNAL",
         }
     }
@@ -189,14 +197,14 @@ impl Error {
             Error::Forbidden(_) | Error::ColumnManagementDisabled | Error::AttachmentsDisabled => {
                 403
             }
-            Error::NotFound(_) => 404,
+            Error::NotFound(_) | Error::Unknown(_) => 404,
             Error::LinkExists | Error::Conflict(_) => 409,
             Error::NoFile(_) => 400,
             Error::FileTooLarge(_) => 413,
             Error::UnsupportedFormat(_) => 415,
             Error::Validation(_) | Error::Rule(..) => 422,
             Error::Unavailable(_) => 503,
-            Error::Config(_) | Error::Database(_) | Error::Io(_) => 500,
+            Error::Config(_) | Error::Database(_) | Error::Io(_) | Error::NoDatabase(_) => 500,
         }
     }
 

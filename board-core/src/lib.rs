@@ -40,6 +40,7 @@ pub mod columns;
 pub mod comments;
 pub mod db;
 mod detect;
+mod directory;
 pub mod error;
 pub mod files;
 pub mod history;
@@ -65,6 +66,7 @@ pub use columns::{
 };
 pub use comments::{Comment, CommentInput};
 pub use db::Backend;
+pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
 pub use files::{FileStore, LocalDir};
 pub use history::HistoryEntry;
@@ -91,6 +93,10 @@ pub struct Options {
     pub files_dir: PathBuf,
     /// The most connections the pool opens.
     pub max_connections: u32,
+    /// Whether a missing SQLite file (and its folder) is created (default); the
+    /// CLI opens without it except for `board init`, so a mistyped path is
+    /// refused rather than silently made new.
+    pub create_missing: bool,
     /// How long an operation waits for a database connection before failing
     /// with [`Error::Unavailable`] (default 5 s).
     pub acquire_timeout: std::time::Duration,
@@ -110,6 +116,7 @@ impl Options {
             files_dir: PathBuf::from(DEFAULT_FILES_DIR),
             max_connections: 16,
             acquire_timeout: std::time::Duration::from_secs(5),
+            create_missing: true,
             max_attachment_bytes: DEFAULT_MAX_ATTACHMENT_BYTES,
             attachments_enabled: true,
             file_store: None,
@@ -142,6 +149,7 @@ impl Board {
             &options.database_url,
             options.max_connections,
             options.acquire_timeout,
+            options.create_missing,
         )
         .await?;
         let store = match options.file_store {

@@ -6,6 +6,7 @@ use sqlx::{Any, Executor};
 use crate::access::{insert_account, issue_token, Account, IssuedToken, Role};
 use crate::columns::Accent;
 use crate::db::{new_id, now};
+use crate::directory::taken;
 use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
 use crate::ids::{AccountId, ProjectId, WorkspaceId};
 use crate::validate::check_name;
@@ -63,30 +64,6 @@ impl Board {
         Ok(ws)
     }
 
-    /// Finds a workspace by id, or by name when exactly one has it.
-    pub async fn find_workspace(&self, id_or_name: &str) -> Result<Workspace> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT id, name FROM workspaces WHERE id = $1 OR name = $1 ORDER BY id LIMIT 2",
-        )
-        .bind(id_or_name)
-        .fetch_all(&self.pool)
-        .await?;
-        let pick = rows
-            .iter()
-            .find(|(id, _)| id == id_or_name)
-            .or(if rows.len() == 1 { rows.first() } else { None });
-        match pick {
-            Some((id, name)) => Ok(Workspace {
-                id: WorkspaceId::from_db(id.clone()),
-                name: name.clone(),
-            }),
-            None if rows.is_empty() => Err(Error::NotFound("workspace")),
-            None => Err(Error::Conflict(format!(
-                "several workspaces are named {id_or_name:?}: give the id"
-            ))),
-        }
-    }
-
     /// Lists every workspace, oldest first.
     pub async fn list_workspaces(&self) -> Result<Vec<Workspace>> {
         let rows: Vec<(String, String)> =
@@ -122,7 +99,8 @@ impl Board {
         .bind(project.name.as_str())
         .bind(at.as_str())
         .execute(&mut *tx)
-        .await?;
+        .await
+        .map_err(|e| taken(e.into(), "project", &project.name, " in this workspace"))?;
         sqlx::query(
             "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, $3, $4)",
         )
@@ -150,7 +128,12 @@ impl Board {
         if accounts > 0 {
             return Ok(None);
         }
-        let workspace = insert_workspace(&mut tx, "Default").await?;
+        let workspace = match insert_workspace(&mut tx, "Default").await {
+            // The name is taken: another process bootstrapped first (or a
+            // workspace `Default` exists already). Roll everything back.
+            Err(Error::Conflict(_)) => return Ok(None),
+            other => other?,
+        };
         let account = Account {
             id: AccountId::from_db(new_id()),
             name: "admin".into(),
@@ -204,7 +187,8 @@ async fn insert_workspace(tx: &mut crate::db::WriteTx, name: &str) -> Result<Wor
         .bind(ws.name.as_str())
         .bind(at.as_str())
         .execute(&mut **tx)
-        .await?;
+        .await
+        .map_err(|e| taken(e.into(), "workspace", &ws.name, ""))?;
     sqlx::query("INSERT INTO settings (workspace_id) VALUES ($1)")
         .bind(ws.id.as_str())
         .execute(&mut **tx)
