@@ -182,14 +182,7 @@ impl Board {
         .bind(account.as_str())
         .fetch_optional(exec)
         .await?;
-        match role.as_deref().and_then(Role::parse) {
-            None => Err(Error::not_reached()),
-            Some(r) if r < min => Err(Error::Forbidden(format!(
-                "this needs the {} role in the workspace",
-                min.as_str()
-            ))),
-            Some(_) => Ok(()),
-        }
+        check_role(role.as_deref(), min)
     }
 
     /// Creates an account with a unique name (1..=100 characters, trimmed).
@@ -280,6 +273,19 @@ impl Board {
         }
         tx.commit().await?;
         Ok(())
+    }
+}
+
+/// The access rule on a role read elsewhere (`None`: not a member, or no such
+/// workspace): 403 when absent or below `min`.
+pub(crate) fn check_role(role: Option<&str>, min: Role) -> Result<()> {
+    match role.and_then(Role::parse) {
+        None => Err(Error::not_reached()),
+        Some(r) if r < min => Err(Error::Forbidden(format!(
+            "this needs the {} role in the workspace",
+            min.as_str()
+        ))),
+        Some(_) => Ok(()),
     }
 }
 

@@ -4,10 +4,13 @@
 use std::path::Path;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Transaction};
+
+use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use crate::error::{Error, Result};
 
@@ -130,11 +133,26 @@ fn path_str(p: &Path) -> String {
 ///
 /// It dereferences to the connection, so statements run on `&mut *tx`.
 pub(crate) struct WriteTx {
-    tx: Transaction<'static, Any>,
+    /// `None` only once committed or handed to the rollback on drop.
+    tx: Option<Transaction<'static, Any>>,
     backend: Backend,
     /// The rank of the last lock taken: locks are taken parent first.
     held: u8,
+    /// SQLite: this process's turn to write, taken in arrival order.
+    turn: Option<OwnedMutexGuard<()>>,
 }
+
+/// The queue of this process's SQLite writers.
+///
+/// SQLite has one write lock per database. Writers that race for it in
+/// `BEGIN IMMEDIATE` are put to sleep by its busy handler and retry on a
+/// back-off (up to 100 ms a sleep), so whoever retries at the right moment
+/// wins and some writers wait for seconds. Inside one process, writers
+/// instead queue here, in arrival order (tokio's mutex is fair), and only the
+/// head of the queue asks SQLite for the lock. `busy_timeout` stays the
+/// backstop against other processes, such as the CLI.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WriteQueue(Arc<Mutex<()>>);
 
 /// A row a write transaction locks before it reads what decides its change.
 ///
@@ -178,17 +196,30 @@ impl Lock<'_> {
 }
 
 impl WriteTx {
-    /// Opens a write transaction that holds no lock yet.
-    pub(crate) async fn begin(pool: &AnyPool, backend: Backend) -> Result<WriteTx> {
-        let tx = match backend {
-            Backend::Sqlite => pool.begin_with("BEGIN IMMEDIATE").await?,
-            Backend::Postgres => pool.begin().await?,
+    /// Opens a write transaction that holds no lock yet (SQLite: after this
+    /// process's earlier writers, in arrival order).
+    pub(crate) async fn begin(
+        pool: &AnyPool,
+        backend: Backend,
+        queue: &WriteQueue,
+    ) -> Result<WriteTx> {
+        let (tx, turn) = match backend {
+            Backend::Sqlite => {
+                let turn = queue.0.clone().lock_owned().await;
+                (pool.begin_with("BEGIN IMMEDIATE").await?, Some(turn))
+            }
+            Backend::Postgres => (pool.begin().await?, None),
         };
         Ok(WriteTx {
-            tx,
+            tx: Some(tx),
             backend,
             held: 0,
+            turn,
         })
+    }
+
+    fn conn(&mut self) -> &mut AnyConnection {
+        self.tx.as_mut().expect("an open transaction")
     }
 
     /// Locks one more row for the rest of the transaction, after the locks
@@ -226,7 +257,7 @@ impl WriteTx {
         for id in &ids {
             q = q.bind(*id);
         }
-        let rows: Vec<AnyRow> = q.fetch_all(&mut *self.tx).await?;
+        let rows: Vec<AnyRow> = q.fetch_all(self.conn()).await?;
         if rows.len() == ids.len() {
             Ok(())
         } else {
@@ -241,7 +272,7 @@ impl WriteTx {
         if self.backend == Backend::Postgres {
             sqlx::query("SELECT id FROM cards WHERE column_id = $1 FOR UPDATE")
                 .bind(column)
-                .execute(&mut *self.tx)
+                .execute(self.conn())
                 .await?;
         }
         Ok(())
@@ -257,7 +288,7 @@ impl WriteTx {
                 "SELECT set_config('enable_hashjoin', 'off', true), \
                  set_config('enable_mergejoin', 'off', true)",
             )
-            .execute(&mut *self.tx)
+            .execute(self.conn())
             .await?;
         }
         Ok(())
@@ -275,10 +306,32 @@ impl WriteTx {
         }
     }
 
-    /// Commits the change and releases every lock.
-    pub(crate) async fn commit(self) -> Result<()> {
-        self.tx.commit().await?;
+    /// Commits the change and releases every lock (then the next writer's turn).
+    pub(crate) async fn commit(mut self) -> Result<()> {
+        let tx = self.tx.take().expect("an open transaction");
+        tx.commit().await?;
         Ok(())
+    }
+}
+
+impl Drop for WriteTx {
+    /// A transaction dropped without commit (a refusal, an error) rolls back
+    /// before the next writer's turn: sqlx would otherwise roll it back only
+    /// when the connection is next used, and SQLite's write lock would stay
+    /// taken until then.
+    fn drop(&mut self) {
+        if let Some(tx) = self.tx.take() {
+            let turn = self.turn.take();
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(async move {
+                        tx.rollback().await.ok();
+                        drop(turn);
+                    });
+                }
+                Err(_) => drop((tx, turn)),
+            }
+        }
     }
 }
 
@@ -286,13 +339,13 @@ impl std::ops::Deref for WriteTx {
     type Target = AnyConnection;
 
     fn deref(&self) -> &AnyConnection {
-        &self.tx
+        self.tx.as_ref().expect("an open transaction")
     }
 }
 
 impl std::ops::DerefMut for WriteTx {
     fn deref_mut(&mut self) -> &mut AnyConnection {
-        &mut self.tx
+        self.conn()
     }
 }
 

@@ -134,6 +134,7 @@ pub struct Board {
     store: Arc<dyn FileStore>,
     max_attachment_bytes: u64,
     attachments_enabled: bool,
+    writers: db::WriteQueue,
 }
 
 impl Board {
@@ -168,6 +169,7 @@ impl Board {
             store,
             max_attachment_bytes: options.max_attachment_bytes,
             attachments_enabled: options.attachments_enabled,
+            writers: db::WriteQueue::default(),
         })
     }
 
@@ -219,6 +221,6 @@ impl Board {
     /// nothing from rows another writer could change: creations backed by a
     /// unique or foreign key, single-statement updates.
     pub(crate) async fn write_unlocked(&self) -> Result<db::WriteTx> {
-        db::WriteTx::begin(&self.pool, self.backend).await
+        db::WriteTx::begin(&self.pool, self.backend, &self.writers).await
     }
 }

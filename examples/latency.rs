@@ -1,0 +1,427 @@
+//! Write and read latency under load, every request timed (not wrk's corrected
+//! histogram), each figure beside a reference measured in the same run:
+//!
+//! ```text
+//! cargo build --release -p board-server --example bare_warp
+//! cargo run --release --example latency                         # SQLite
+//! cargo run --release --example latency -- postgres://…/EMPTY_DB # PostgreSQL
+//! ```
+//!
+//! 1. `POST /api/cards/[id]/comments` at 32 connections, beside raw sqlx
+//!    single-row commits from 32 tasks on the same kind of database;
+//! 2. `PATCH /api/cards/[id]` moves at 32 connections over 64 cards;
+//! 3. `GET /api/columns` at 32 connections, beside a bare warp route;
+//! 4. `GET …/comments` of 1,000 comments and `GET …/history` of 10,000 entries,
+//!    beside the raw read of the same rows through sqlx.
+//!
+//! Prints req/s, p50, p99 and the slowest request. Bounded request counts.
+
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use sqlx::any::AnyPoolOptions;
+use sqlx::{AnyPool, Row};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const CONNECTIONS: usize = 32;
+const WRITES: usize = 4_000;
+const MOVE_CARDS: usize = 64;
+const COLUMN_READS: usize = 20_000;
+const BIG_READS: usize = 60;
+const HISTORY: usize = 10_000;
+
+/// Every request's latency and how many failed.
+struct Run {
+    latencies: Vec<Duration>,
+    failures: usize,
+    wall: Duration,
+}
+
+impl Run {
+    fn line(&self, what: &str) -> String {
+        let mut l = self.latencies.clone();
+        l.sort();
+        let pick = |q: f64| l[((l.len() as f64 * q).ceil() as usize).clamp(1, l.len()) - 1];
+        format!(
+            "{what:<46} {:>8.0} req/s  p50 {:>7.2} ms  p99 {:>7.2} ms  slowest {:>7.1} ms  failed {}",
+            l.len() as f64 / self.wall.as_secs_f64(),
+            pick(0.50).as_secs_f64() * 1e3,
+            pick(0.99).as_secs_f64() * 1e3,
+            l.last().unwrap().as_secs_f64() * 1e3,
+            self.failures
+        )
+    }
+}
+
+/// Runs `total` calls of `call(i)` from `CONNECTIONS` tasks; `call` says
+/// whether the request succeeded.
+async fn load<F, Fut>(total: usize, call: F) -> Run
+where
+    F: Fn(usize) -> Fut + Clone + Send + 'static,
+    Fut: std::future::Future<Output = bool> + Send,
+{
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..CONNECTIONS {
+        let (next, call) = (next.clone(), call.clone());
+        tasks.push(tokio::spawn(async move {
+            let (mut times, mut failed) = (Vec::new(), 0);
+            loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                if i >= total {
+                    break (times, failed);
+                }
+                let t = Instant::now();
+                let ok = call(i).await;
+                times.push(t.elapsed());
+                failed += usize::from(!ok);
+            }
+        }));
+    }
+    let mut run = Run {
+        latencies: Vec::new(),
+        failures: 0,
+        wall: Duration::ZERO,
+    };
+    for t in tasks {
+        let (times, failed) = t.await.unwrap();
+        run.latencies.extend(times);
+        run.failures += failed;
+    }
+    run.wall = started.elapsed();
+    run
+}
+
+/// Starts a release binary and returns it with the lines it printed up to the
+/// one starting with `until`.
+async fn start(
+    exe: &std::path::Path,
+    env: &[(&str, String)],
+    args: &[&str],
+    until: &str,
+) -> (tokio::process::Child, Vec<String>) {
+    assert!(
+        exe.exists(),
+        "{} is missing: cargo build --release -p board-server --example bare_warp",
+        exe.display()
+    );
+    let mut cmd = tokio::process::Command::new(exe);
+    cmd.args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().expect("start");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seen = Vec::new();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let done = line.starts_with(until);
+        seen.push(line);
+        if done {
+            break;
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, seen)
+}
+
+#[tokio::main]
+async fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::env::temp_dir().join(format!("board-latency-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| format!("sqlite://{}/board.db", dir.display()));
+    let env = [
+        ("BOARD_DATABASE_URL", url.clone()),
+        ("BOARD_FILES_DIR", dir.join("files").display().to_string()),
+        ("BOARD_LISTEN", "127.0.0.1:0".to_string()),
+        ("BOARD_LOG", "warn".to_string()),
+    ];
+    let (_server, lines) = start(
+        &root.join("target/release/board-server"),
+        &env,
+        &[],
+        "board-server listening on ",
+    )
+    .await;
+    let field = |prefix: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.split_once(prefix).map(|(_, rest)| rest.to_string()))
+            .expect(prefix)
+    };
+    let token = Arc::new(field("Bearer token (shown once): "));
+    let tenant = field("(tenant ").split(')').next().unwrap().to_string();
+    let base = Arc::new(field("board-server listening on "));
+    sqlx::any::install_default_drivers();
+    let pool = AnyPoolOptions::new()
+        .max_connections(CONNECTIONS as u32)
+        .connect(&url)
+        .await
+        .expect("connect");
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(CONNECTIONS)
+        .build()
+        .unwrap();
+    println!("database: {url}");
+
+    // The columns and the cards that the runs use.
+    let columns: Value = get(
+        &http,
+        &base,
+        &token,
+        &format!("/api/columns?tenant={tenant}"),
+    )
+    .await;
+    let column_ids: Arc<Vec<String>> = Arc::new(
+        columns
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_string())
+            .collect(),
+    );
+    let mut cards = Vec::new();
+    for i in 0..MOVE_CARDS + 1 {
+        let card: Value = http
+            .post(format!("{base}/api/cards"))
+            .bearer_auth(token.as_str())
+            .json(&json!({"tenantId": tenant, "title": format!("card {i}")}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        cards.push(card["id"].as_str().unwrap().to_string());
+    }
+    let hot = Arc::new(cards.pop().unwrap());
+    let cards = Arc::new(cards);
+
+    // 1. Comment POSTs, beside raw single-row commits.
+    sqlx::query("CREATE TABLE IF NOT EXISTS bench_raw (id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let raw = {
+        let pool = pool.clone();
+        load(WRITES, move |i| {
+            let pool = pool.clone();
+            async move {
+                let mut tx = pool.begin().await.unwrap();
+                let ok = sqlx::query("INSERT INTO bench_raw (id, body) VALUES ($1, $2)")
+                    .bind(format!("raw-{i}"))
+                    .bind("A comment with **Markdown** and some text to store.")
+                    .execute(&mut *tx)
+                    .await
+                    .is_ok();
+                ok && tx.commit().await.is_ok()
+            }
+        })
+        .await
+    };
+    let comments = {
+        let (http, base, token, hot) = (http.clone(), base.clone(), token.clone(), hot.clone());
+        load(WRITES, move |_| {
+            let (http, base, token, hot) = (http.clone(), base.clone(), token.clone(), hot.clone());
+            async move {
+                http.post(format!("{base}/api/cards/{hot}/comments"))
+                    .bearer_auth(token.as_str())
+                    .json(
+                        &json!({"content": "A comment with **Markdown** and some text to store."}),
+                    )
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().as_u16() == 201)
+            }
+        })
+        .await
+    };
+    println!("{}", comments.line("POST /api/cards/[id]/comments"));
+    println!("{}", raw.line("  reference: raw sqlx single-row commits"));
+    println!(
+        "  board / raw: {:.0} %",
+        100.0 * raw.wall.as_secs_f64() / comments.wall.as_secs_f64()
+    );
+
+    // 2. Card moves over 64 cards, each to the next column.
+    let moves = {
+        let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        let (cards, column_ids) = (cards.clone(), column_ids.clone());
+        load(WRITES, move |i| {
+            let (http, base, token) = (http.clone(), base.clone(), token.clone());
+            let card = cards[i % cards.len()].clone();
+            let to = column_ids[(i / cards.len() + 1) % column_ids.len()].clone();
+            async move {
+                http.patch(format!("{base}/api/cards/{card}"))
+                    .bearer_auth(token.as_str())
+                    .json(&json!({ "columnId": to }))
+                    .send()
+                    .await
+                    .is_ok_and(|r| r.status().as_u16() == 200)
+            }
+        })
+        .await
+    };
+    println!("{}", moves.line("PATCH /api/cards/[id] (move), 64 cards"));
+
+    // 3. Column listing, beside a bare warp route.
+    let path = Arc::new(format!("/api/columns?tenant={tenant}"));
+    let listing = {
+        let (http, base, token, path) = (http.clone(), base.clone(), token.clone(), path.clone());
+        load(COLUMN_READS, move |_| {
+            let (http, base, token, path) =
+                (http.clone(), base.clone(), token.clone(), path.clone());
+            async move {
+                match http
+                    .get(format!("{base}{path}"))
+                    .bearer_auth(token.as_str())
+                    .send()
+                    .await
+                {
+                    Ok(r) => r.status().as_u16() == 200 && r.bytes().await.is_ok(),
+                    Err(_) => false,
+                }
+            }
+        })
+        .await
+    };
+    let (_bare, _) = start(
+        &root.join("target/release/examples/bare_warp"),
+        &[],
+        &["127.0.0.1:18097"],
+        "bare warp listening",
+    )
+    .await;
+    let bare = {
+        let http = http.clone();
+        load(COLUMN_READS, move |_| {
+            let http = http.clone();
+            async move {
+                match http.get("http://127.0.0.1:18097/healthz").send().await {
+                    Ok(r) => r.status().as_u16() == 200 && r.bytes().await.is_ok(),
+                    Err(_) => false,
+                }
+            }
+        })
+        .await
+    };
+    println!("{}", listing.line("GET /api/columns"));
+    println!("{}", bare.line("  reference: bare warp route"));
+    println!(
+        "  board / bare: {:.0} %",
+        100.0 * bare.wall.as_secs_f64() / listing.wall.as_secs_f64()
+    );
+
+    // 4. Big reads, one at a time, beside the raw read of the same rows.
+    fill_history(&pool, &url, &cards[0]).await;
+    let one_by_one = |path: String| {
+        let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        async move {
+            let mut times = Vec::new();
+            let started = Instant::now();
+            for _ in 0..BIG_READS {
+                let t = Instant::now();
+                let r = http
+                    .get(format!("{base}{path}"))
+                    .bearer_auth(token.as_str())
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status().as_u16(), 200);
+                r.bytes().await.unwrap();
+                times.push(t.elapsed());
+            }
+            Run {
+                latencies: times,
+                failures: 0,
+                wall: started.elapsed(),
+            }
+        }
+    };
+    let raw_read = |sql: &'static str, key: String| {
+        let pool = pool.clone();
+        async move {
+            let mut times = Vec::new();
+            let started = Instant::now();
+            for _ in 0..BIG_READS {
+                let t = Instant::now();
+                let rows = sqlx::query(sql)
+                    .bind(key.as_str())
+                    .fetch_all(&pool)
+                    .await
+                    .unwrap();
+                let n: usize = rows.iter().map(|r| r.len()).sum();
+                assert!(n > 0);
+                times.push(t.elapsed());
+            }
+            Run {
+                latencies: times,
+                failures: 0,
+                wall: started.elapsed(),
+            }
+        }
+    };
+    let history = one_by_one(format!("/api/cards/{}/history", cards[0])).await;
+    let history_raw = raw_read(
+        "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
+        cards[0].clone(),
+    )
+    .await;
+    println!("{}", history.line("GET …/history, 10,000+ entries"));
+    println!(
+        "{}",
+        history_raw.line("  reference: raw read of the same rows")
+    );
+    let thread = one_by_one(format!("/api/cards/{hot}/comments")).await;
+    let thread_raw = raw_read(
+        "SELECT id, card_id, content, created_at, updated_at FROM comments WHERE card_id = $1 ORDER BY seq",
+        hot.to_string(),
+    )
+    .await;
+    println!("{}", thread.line("GET …/comments, 4,000 comments"));
+    println!(
+        "{}",
+        thread_raw.line("  reference: raw read of the same rows")
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+async fn get(http: &reqwest::Client, base: &str, token: &str, path: &str) -> Value {
+    http.get(format!("{base}{path}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
+/// Gives `card` 10,000 more history entries, set-based.
+async fn fill_history(pool: &AnyPool, url: &str, card: &str) {
+    let sql = if url.starts_with("sqlite") {
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2) \
+         INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
+         SELECT 'h' || substr(lower(hex(randomblob(12))), 1, 23), $1, 100000 + i, 'To do', 'Doing', \
+                '2026-01-01T00:00:00.000Z' FROM n"
+    } else {
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
+         SELECT 'h' || substr(md5(random()::text || i::text), 1, 23), $1, 100000 + i, 'To do', 'Doing', \
+                '2026-01-01T00:00:00.000Z' FROM generate_series(1, $2) AS i"
+    };
+    sqlx::query(sql)
+        .bind(card)
+        .bind(HISTORY as i64)
+        .execute(pool)
+        .await
+        .unwrap();
+}
