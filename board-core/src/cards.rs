@@ -6,9 +6,9 @@
 
 use serde::Serialize;
 use serde_json::Value;
-use sqlx::{Any, Executor};
+use sqlx::{Any, Executor, FromRow, Row};
 
-use crate::access::{Actor, Role};
+use crate::access::{check_role, Actor, Role};
 use crate::columns::Column;
 use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule};
@@ -161,6 +161,14 @@ pub struct BoardView {
     pub columns: Vec<BoardColumn>,
 }
 
+/// A card's columns, read from `cards k` (for joins).
+const CARD_COLUMNS: &str = "k.id, k.workspace_id AS tenant_id, k.project_id, k.column_id, \
+     k.title, k.position, k.created_at, k.updated_at";
+
+/// A card's columns in a `RETURNING` clause.
+const RETURNED: &str =
+    "id, workspace_id AS tenant_id, project_id, column_id, title, position, created_at, updated_at";
+
 const CARD_SELECT: &str =
     "SELECT id, workspace_id AS tenant_id, project_id, column_id, title, position, \
      created_at, updated_at FROM cards";
@@ -181,10 +189,29 @@ impl Board {
 
     /// A card (Viewer).
     pub async fn card(&self, actor: &Actor, id: &CardId) -> Result<Card> {
-        let card = self.find_card(&self.pool, id.as_str()).await?;
-        self.require(&self.pool, actor, &card.tenant_id, Role::Viewer)
-            .await?;
-        Ok(card)
+        self.reach_card(actor, id.as_str(), Role::Viewer).await
+    }
+
+    /// The card, and the actor's reach of its workspace, in one statement:
+    /// 404 when the card does not exist, then 403 below `min`.
+    pub(crate) async fn reach_card(&self, actor: &Actor, id: &str, min: Role) -> Result<Card> {
+        let Actor::Account(account) = actor else {
+            return self.find_card(&self.pool, id).await;
+        };
+        let sql = format!(
+            "SELECT {CARD_COLUMNS}, (SELECT role FROM memberships m \
+                 WHERE m.workspace_id = k.workspace_id AND m.account_id = $2) AS role \
+             FROM cards k WHERE k.id = $1"
+        );
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(account.as_str())
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(Error::NotFound("card"))?;
+        let role: Option<String> = row.try_get("role")?;
+        check_role(role.as_deref(), min)?;
+        Ok(Card::from_row(&row)?)
     }
 
     /// Creates a card at the end of its column (Member) and writes its first
@@ -210,20 +237,23 @@ impl Board {
         };
         let at = now();
         let id = new_id();
-        sqlx::query(
-            "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
-             SELECT $1, $2, $3, $4, $5, COALESCE(MAX(position) + 1, 0), $6, $6 FROM cards WHERE column_id = $4",
-        )
-        .bind(id.as_str())
-        .bind(ws)
-        .bind(project.map(str::to_string))
-        .bind(column.as_str())
-        .bind(new.title.as_str())
-        .bind(at)
-        .execute(&mut *tx)
-        .await?;
-        history::append(&mut tx, &id, None, &column_name).await?;
-        let card = self.find_card(&mut *tx, &id).await?;
+        // The card and its history counter at 1, then entry 1 (one statement each).
+        let sql = format!(
+            "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, \
+                                created_at, updated_at, history_seq) \
+             SELECT $1, $2, $3, $4, $5, COALESCE(MAX(position) + 1, 0), $6, $6, 1 \
+             FROM cards WHERE column_id = $4 RETURNING {RETURNED}"
+        );
+        let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id.as_str())
+            .bind(ws)
+            .bind(project.map(str::to_string))
+            .bind(column.as_str())
+            .bind(new.title.as_str())
+            .bind(at)
+            .fetch_one(&mut *tx)
+            .await?;
+        history::record(&mut tx, &id, None, &column_name).await?;
         tx.commit().await?;
         Ok(card)
     }
@@ -237,47 +267,61 @@ impl Board {
         id: &CardId,
         input: Input<CardPatch>,
     ) -> Result<Card> {
-        let before = self.find_card(&self.pool, id.as_str()).await?;
-        self.require(&self.pool, actor, &before.tenant_id, Role::Member)
-            .await?;
+        let place = self.place_card(actor, id.as_str(), Role::Member).await?;
         let patch = input.open()?.checked()?;
-        let (mut tx, card, set) = self.write_card(before).await?;
+        let (mut tx, card, effect) = self.write_card(place).await?;
         let at = now();
-        if let Some(title) = &patch.title {
-            if *title != card.title {
-                sqlx::query("UPDATE cards SET title = $2, updated_at = $3 WHERE id = $1")
-                    .bind(id.as_str())
-                    .bind(title.as_str())
-                    .bind(at.as_str())
-                    .execute(&mut *tx)
-                    .await?;
-            }
-        }
-        if let Some(target) = patch
-            .column_id
-            .as_ref()
-            .filter(|c| c.as_str() != card.column_id)
-        {
-            let to_name = column_in_set(&mut tx, target.as_str(), &set).await?;
-            let from_name: String = sqlx::query_scalar("SELECT name FROM columns WHERE id = $1")
-                .bind(card.column_id.as_str())
+        let title = patch.title.filter(|t| *t != card.title);
+        let target = patch.column_id.filter(|c| c.as_str() != card.column_id);
+        let Some(target) = target else {
+            let Some(title) = title else {
+                return Ok(card); // nothing changes
+            };
+            let sql = format!(
+                "UPDATE cards SET title = $2, updated_at = $3 WHERE id = $1 RETURNING {RETURNED}"
+            );
+            let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+                .bind(id.as_str())
+                .bind(title)
+                .bind(at)
                 .fetch_one(&mut *tx)
                 .await?;
-            sqlx::query(
-                "UPDATE cards SET column_id = $2, updated_at = $3, \
-                 position = (SELECT COALESCE(MAX(position) + 1, 0) FROM cards WHERE column_id = $2) \
-                 WHERE id = $1",
+            tx.commit().await?;
+            return Ok(card);
+        };
+        // Both names in one statement: the target's, when it is in the set in effect.
+        let (to_name, from_name): (Option<String>, String) = sqlx::query_as(
+            "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2), \
+                    (SELECT name FROM columns WHERE id = $3)",
+        )
+        .bind(target.as_str())
+        .bind(effect.as_str())
+        .bind(card.column_id.as_str())
+        .fetch_one(&mut *tx)
+        .await?;
+        let to_name = to_name.ok_or_else(|| {
+            Error::rule(
+                Rule::InvalidTargetColumn,
+                "the column is not a column of the card's set in effect",
             )
+        })?;
+        // The move, the rename and the history counter in one statement.
+        let sql = format!(
+            "UPDATE cards SET column_id = $2, updated_at = $3, title = COALESCE($4, title), \
+             history_seq = history_seq + 1, \
+             position = (SELECT COALESCE(MAX(position) + 1, 0) FROM cards WHERE column_id = $2) \
+             WHERE id = $1 RETURNING {RETURNED}"
+        );
+        let moved: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id.as_str())
             .bind(target.as_str())
-            .bind(at.as_str())
-            .execute(&mut *tx)
+            .bind(at)
+            .bind(title)
+            .fetch_one(&mut *tx)
             .await?;
-            history::append(&mut tx, id.as_str(), Some(&from_name), &to_name).await?;
-        }
-        let card = self.find_card(&mut *tx, id.as_str()).await?;
+        history::record(&mut tx, id.as_str(), Some(&from_name), &to_name).await?;
         tx.commit().await?;
-        Ok(card)
+        Ok(moved)
     }
 
     /// Moves a card to another column (the CLI's `card move`); see [`Board::update_card`].
@@ -312,10 +356,8 @@ impl Board {
     /// Deletes a card with its history, comments, attachments (files too) and
     /// relations (Member).
     pub async fn delete_card(&self, actor: &Actor, id: &CardId) -> Result<()> {
-        let before = self.find_card(&self.pool, id.as_str()).await?;
-        self.require(&self.pool, actor, &before.tenant_id, Role::Member)
-            .await?;
-        let (mut tx, _, _) = self.write_card(before).await?;
+        let place = self.place_card(actor, id.as_str(), Role::Member).await?;
+        let (mut tx, _, _) = self.write_card(place).await?;
         // The card row too: uploads and comments of the card wait for it.
         tx.lock(Lock::Card(id.as_str())).await?;
         let files: Vec<String> =
@@ -369,47 +411,73 @@ impl Board {
         Ok(BoardView { columns })
     }
 
+    /// Where a card is, for a write to it (one statement): the card, the
+    /// actor's reach (404, then 403 below `min`), the set of its column and the
+    /// set in effect for it.
+    async fn place_card(&self, actor: &Actor, id: &str, min: Role) -> Result<Placement> {
+        let account = match actor {
+            Actor::Account(a) => a.as_str(),
+            Actor::Operator => "",
+        };
+        let sql = format!(
+            "SELECT {CARD_COLUMNS}, c.set_id AS current_set, {} AS effect_set, \
+                    (SELECT role FROM memberships m \
+                     WHERE m.workspace_id = k.workspace_id AND m.account_id = $2) AS role \
+             FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
+            crate::columns::effect_set_sql("k.workspace_id", "k.project_id")
+        );
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(account)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(Error::NotFound("card"))?;
+        if let Actor::Account(_) = actor {
+            let role: Option<String> = row.try_get("role")?;
+            check_role(role.as_deref(), min)?;
+        }
+        Ok(Placement {
+            card: Card::from_row(&row)?,
+            sets: [row.try_get("current_set")?, row.try_get("effect_set")?],
+        })
+    }
+
     /// Opens the write of a card's place: locks the set of the column it sits
     /// in and the set in effect for it (in id order, so two writers never wait
     /// on each other crosswise), then re-reads the card under the lock. Returns
-    /// the transaction, the card as of the lock and the set in effect.
-    async fn write_card(&self, card: Card) -> Result<(WriteTx, Card, String)> {
+    /// the transaction, the card as of the lock and its set in effect.
+    async fn write_card(&self, mut place: Placement) -> Result<(WriteTx, Card, String)> {
         loop {
-            let current = card_set(&self.pool, &card.id).await?;
-            let effect = self
-                .set_in_effect(
-                    &self.pool,
-                    &card.tenant_id,
-                    card.project_id.as_deref(),
-                    "projectId",
-                )
-                .await?;
-            let sets = [current, effect];
-            let mut tx = self.write(Lock::ColumnSets(&sets)).await?;
+            let mut tx = self.write(Lock::ColumnSets(&place.sets)).await?;
             // Under the lock: a concurrent move or delete may have committed.
-            if sets.contains(&card_set(&mut *tx, &card.id).await?) {
-                let card = self.find_card(&mut *tx, &card.id).await?;
-                let [_, effect] = sets;
-                return Ok((tx, card, effect));
+            let sql = format!(
+                "SELECT {CARD_COLUMNS}, c.set_id AS current_set \
+                 FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1"
+            );
+            let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(place.card.id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or(Error::NotFound("card"))?;
+            let set: String = row.try_get("current_set")?;
+            if place.sets.contains(&set) {
+                let [_, effect] = place.sets;
+                return Ok((tx, Card::from_row(&row)?, effect));
             }
             // It moved into a set this lock does not hold (its set in effect
             // changed meanwhile): lock again from where it is now.
+            drop(tx);
+            place = self
+                .place_card(&Actor::Operator, &place.card.id, Role::Viewer)
+                .await?;
         }
     }
 }
 
-/// The set of the column `card` sits in; 404 when the card is gone.
-async fn card_set<'e, E>(exec: E, card: &str) -> Result<String>
-where
-    E: Executor<'e, Database = Any>,
-{
-    let set: Option<String> = sqlx::query_scalar(
-        "SELECT c.set_id FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
-    )
-    .bind(card)
-    .fetch_optional(exec)
-    .await?;
-    set.ok_or(Error::NotFound("card"))
+/// A card and the two sets a write to it locks: [its column's, its set in effect].
+struct Placement {
+    card: Card,
+    sets: [String; 2],
 }
 
 /// The name of `column` if it belongs to `set`; else `INVALID_TARGET_COLUMN`.

@@ -145,9 +145,7 @@ impl Board {
 
     /// A card's comments in chronological order, each with its images (Viewer).
     pub async fn card_comments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Comment>> {
-        let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, &found.tenant_id, Role::Viewer)
-            .await?;
+        self.reach_card(actor, card.as_str(), Role::Viewer).await?;
         let sql = format!("{COMMENT_SELECT} WHERE card_id = $1 ORDER BY seq");
         let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(card.as_str())
@@ -181,9 +179,7 @@ impl Board {
         card: &CardId,
         input: Input<CommentInput>,
     ) -> Result<Comment> {
-        let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, &found.tenant_id, Role::Member)
-            .await?;
+        self.reach_card(actor, card.as_str(), Role::Member).await?;
         let input = input.open()?.checked()?;
         let mut tx = self.write(Lock::Card(card.as_str())).await?;
         let id = new_id();
@@ -192,20 +188,26 @@ impl Board {
             Actor::Account(a) => Some(a.as_str().to_string()),
             Actor::Operator => None,
         };
-        sqlx::query(
+        let row: Row = sqlx::query_as(
             "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
-             SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2",
+             SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2 \
+             RETURNING id, card_id, content, created_at, updated_at",
         )
         .bind(id.as_str())
         .bind(card.as_str())
         .bind(input.content.as_str())
         .bind(author)
         .bind(at)
-        .execute(&mut *tx)
+        .fetch_one(&mut *tx)
         .await?;
         let ids = input.attachment_ids.unwrap_or_default();
-        bind_loose(&mut tx, card.as_str(), &id, &ids).await?;
-        let comment = load(&mut tx, &id).await?;
+        // Images only when some are bound: a plain comment is one statement.
+        let comment = if ids.is_empty() {
+            with_images(row, Vec::new())
+        } else {
+            bind_loose(&mut tx, card.as_str(), &id, &ids).await?;
+            load(&mut tx, &id).await?
+        };
         tx.commit().await?;
         Ok(comment)
     }

@@ -26,18 +26,15 @@ pub struct HistoryEntry {
     pub moved_at: String,
 }
 
-/// Appends one entry for `card`, numbered by the card's `history_seq`
-/// counter. The caller's transaction holds the card's set.
-pub(crate) async fn append(
+/// Records one entry for `card`, numbered by the card's `history_seq`
+/// counter, which the caller's statement that created or moved the card has
+/// just set or advanced. The caller's transaction holds the card's set.
+pub(crate) async fn record(
     tx: &mut WriteTx,
     card: &str,
     from: Option<&str>,
     to: &str,
 ) -> Result<()> {
-    sqlx::query("UPDATE cards SET history_seq = history_seq + 1 WHERE id = $1")
-        .bind(card)
-        .execute(&mut **tx)
-        .await?;
     sqlx::query(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
          SELECT $1, id, history_seq, $3, $4, $5 FROM cards WHERE id = $2",
@@ -80,9 +77,7 @@ pub(crate) async fn append_column_move(
 impl Board {
     /// A card's history, oldest first (Viewer).
     pub async fn card_history(&self, actor: &Actor, card: &CardId) -> Result<Vec<HistoryEntry>> {
-        let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, found.tenant_id.as_str(), Role::Viewer)
-            .await?;
+        self.reach_card(actor, card.as_str(), Role::Viewer).await?;
         Ok(sqlx::query_as(
             "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
         )

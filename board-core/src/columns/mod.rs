@@ -22,7 +22,7 @@ use crate::access::{Actor, Role};
 use crate::db::{flag, new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{ColumnId, ProjectId, WorkspaceId};
-use crate::settings::{self, ColumnScope};
+use crate::settings;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -324,38 +324,43 @@ impl Board {
             Some(p) if !crate::ids::is_cuid(p) => Some(""),
             p => p,
         };
-        let row: Option<AnyRow> = sqlx::query(
-            "SELECT ts.id AS tenant_set, ps.id AS project_set, st.column_scope, \
-                    CASE WHEN EXISTS (SELECT 1 FROM columns c WHERE c.set_id = ps.id) THEN 1 ELSE 0 END AS has_columns \
-             FROM column_sets ts \
-             JOIN settings st ON st.workspace_id = ts.workspace_id \
-             LEFT JOIN column_sets ps ON ps.project_id = $2 AND ps.workspace_id = ts.workspace_id \
-             WHERE ts.workspace_id = $1 AND ts.project_id IS NULL",
-        )
-        .bind(ws)
-        .bind(project.unwrap_or(""))
-        .fetch_optional(exec)
-        .await?;
-        let row = row.ok_or_else(Error::not_reached)?;
-        let tenant_set: String = row.try_get("tenant_set")?;
+        let sql = format!(
+            "SELECT {} AS effect_set, \
+             (SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2) AS project_set",
+            effect_set_sql("$1", "$2")
+        );
+        let row: AnyRow = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(project.unwrap_or(""))
+            .fetch_one(exec)
+            .await?;
+        let effect: Option<String> = row.try_get("effect_set")?;
         let project_set: Option<String> = row.try_get("project_set")?;
-        let scope: String = row.try_get("column_scope")?;
-        match (project, project_set) {
-            (None, _) => Ok(tenant_set),
-            (Some(_), None) => Err(ValidationErrors::one(
+        match (effect, project, project_set) {
+            (None, _, _) => Err(Error::not_reached()),
+            (Some(_), Some(_), None) => Err(ValidationErrors::one(
                 field,
                 "not a project of this workspace",
             )),
-            (Some(_), Some(ps)) => {
-                let has_columns = flag(row.try_get("has_columns")?);
-                if ColumnScope::parse(&scope) == Some(ColumnScope::Project) && has_columns {
-                    Ok(ps)
-                } else {
-                    Ok(tenant_set)
-                }
-            }
+            (Some(set), _, _) => Ok(set),
         }
     }
+}
+
+/// The `columnScope` rule as one SQL expression, so that every statement that
+/// needs it states it the same way: the set in effect for a card of project
+/// `project` (an SQL expression; `''` or NULL for none) in workspace `ws` is the
+/// project's own set when `columnScope` is `PROJECT` and that set has a column,
+/// otherwise the tenant set. NULL when the workspace does not exist.
+pub(crate) fn effect_set_sql(ws: &str, project: &str) -> String {
+    format!(
+        "(SELECT CASE WHEN st.column_scope = 'PROJECT' \
+                   AND EXISTS (SELECT 1 FROM columns x WHERE x.set_id = ps.id) \
+              THEN ps.id ELSE ts.id END \
+          FROM column_sets ts JOIN settings st ON st.workspace_id = ts.workspace_id \
+          LEFT JOIN column_sets ps ON ps.workspace_id = ts.workspace_id AND ps.project_id = {project} \
+          WHERE ts.workspace_id = {ws} AND ts.project_id IS NULL)"
+    )
 }
 
 /// The set of project `p` of workspace `ws`; 422 when `p` is not a project of `ws`.
