@@ -18,7 +18,7 @@ use serde_json::Value;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
-use crate::access::{Actor, Role};
+use crate::access::{check_role, Actor, Role};
 use crate::db::{flag, new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{ColumnId, ProjectId, WorkspaceId};
@@ -147,6 +147,11 @@ pub(crate) const COLUMN_SELECT: &str =
     "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done \
      FROM columns c JOIN column_sets s ON s.id = c.set_id";
 
+/// The order of a workspace's columns: the tenant set, then each project set
+/// in project creation order, each by position (`p` is the set's project).
+const WORKSPACE_ORDER: &str = "ORDER BY CASE WHEN s.project_id IS NULL THEN 0 ELSE 1 END, \
+     p.created_at, p.id, c.position";
+
 pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
     let accent: String = row.try_get("accent")?;
     Ok(Column {
@@ -198,16 +203,46 @@ impl Board {
                 }
             };
         };
-        self.require(&self.pool, actor, ws, Role::Viewer).await?;
         match project {
             Some(p) => {
+                self.require(&self.pool, actor, ws, Role::Viewer).await?;
                 let set = self
                     .set_in_effect(&self.pool, ws, Some(p), "project")
                     .await?;
                 self.set_columns(&self.pool, &set).await
             }
-            None => self.columns_where("s.workspace_id = $1", Some(ws)).await,
+            None => self.workspace_columns(actor, ws).await,
         }
+    }
+
+    /// Every set of `ws` with the actor's reach checked in the same statement
+    /// (a workspace always has its tenant set's columns; without a row, the
+    /// reach is checked on its own).
+    async fn workspace_columns(&self, actor: &Actor, ws: &str) -> Result<Vec<Column>> {
+        let Actor::Account(account) = actor else {
+            return self.columns_where("s.workspace_id = $1", Some(ws)).await;
+        };
+        if !crate::ids::is_cuid(ws) {
+            return Err(Error::not_reached());
+        }
+        let sql = format!(
+            "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done, \
+                    (SELECT role FROM memberships m WHERE m.workspace_id = $1 AND m.account_id = $2) AS role \
+             FROM columns c JOIN column_sets s ON s.id = c.set_id \
+             LEFT JOIN projects p ON p.id = s.project_id WHERE s.workspace_id = $1 {WORKSPACE_ORDER}"
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(account.as_str())
+            .fetch_all(&self.pool)
+            .await?;
+        let Some(first) = rows.first() else {
+            self.require(&self.pool, actor, ws, Role::Viewer).await?;
+            return Ok(Vec::new());
+        };
+        let role: Option<String> = first.try_get("role")?;
+        check_role(role.as_deref(), Role::Viewer)?;
+        rows.iter().map(column_from_row).collect()
     }
 
     /// The columns of the workspaces `filter` selects (one statement): by
@@ -217,8 +252,8 @@ impl Board {
         let sql = format!(
             "{COLUMN_SELECT} JOIN workspaces w ON w.id = s.workspace_id \
              LEFT JOIN projects p ON p.id = s.project_id WHERE {filter} \
-             ORDER BY w.created_at, w.id, CASE WHEN s.project_id IS NULL THEN 0 ELSE 1 END, \
-             p.created_at, p.id, c.position"
+             ORDER BY w.created_at, w.id, {}",
+            &WORKSPACE_ORDER["ORDER BY ".len()..]
         );
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
         if let Some(arg) = arg {
