@@ -168,6 +168,11 @@ on_both_backends! {
         assert_eq!(r["title"], "Plan B");
         let table = app.cli(&["card", "list", "--workspace", "Acme"]).await;
         assert!(table.stdout.contains("Plan B") && table.stdout.contains("To do"), "{}", table.stdout);
+        let doomed = app.cli(&["--json", "card", "create", "--workspace", "Acme", "Doomed"]).await.ok();
+        let doomed = doomed["id"].as_str().unwrap();
+        let gone = app.cli(&["card", "delete", doomed]).await;
+        assert!(gone.success && gone.stdout.contains("Doomed"), "{}", gone.stdout);
+        fails(app.cli(&["card", "show", doomed]).await, &["card not found"]);
 
         // Column deletion: both ways named when none is given, counts reported.
         fails(app.cli(&["column", "delete", "To do", "--workspace", "Acme"]).await, &["--move-to", "--delete-cards"]);
