@@ -50,8 +50,46 @@ impl Role {
 pub enum Actor {
     /// The installation's operator (the CLI): bypasses roles, obeys every rule.
     Operator,
-    /// An authenticated account: reaches the workspaces it is a member of.
+    /// An account: reaches the workspaces it is a member of (each access
+    /// check reads its membership).
     Account(AccountId),
+    /// An account as [`Board::authenticate`] found it: its roles were read in
+    /// the same statement as its credential, so access checks read nothing more.
+    Session(Session),
+}
+
+impl Actor {
+    /// The account behind the actor (none for the operator).
+    pub fn account(&self) -> Option<&AccountId> {
+        match self {
+            Actor::Operator => None,
+            Actor::Account(a) => Some(a),
+            Actor::Session(s) => Some(&s.account),
+        }
+    }
+}
+
+/// An authenticated account with its role in each workspace it reached when
+/// its credential was checked (one request's view).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Session {
+    account: AccountId,
+    roles: Vec<(String, Role)>,
+}
+
+impl Session {
+    /// The account.
+    pub fn account(&self) -> &AccountId {
+        &self.account
+    }
+
+    /// Its role in `workspace`, if it is a member.
+    pub fn role_in(&self, workspace: &str) -> Option<Role> {
+        self.roles
+            .iter()
+            .find(|(w, _)| w == workspace)
+            .map(|(_, r)| *r)
+    }
 }
 
 /// An account.
@@ -114,7 +152,8 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 impl Board {
-    /// Turns a bearer token into an [`Actor`]. Malformed, unknown, revoked and
+    /// Turns a bearer token into an [`Actor::Session`]: the credential check and
+    /// the account's roles are one statement. Malformed, unknown, revoked and
     /// expired tokens are all [`Error::Unauthenticated`].
     ///
     /// ```
@@ -123,7 +162,7 @@ impl Board {
     /// let board = board_core::Board::open(&format!("sqlite://{}/a.db", dir.display())).await?;
     /// let erin = board.create_account("erin").await?;
     /// let issued = board.create_token(&erin.id, Some(30 * 86_400)).await?;
-    /// assert_eq!(board.authenticate(&issued.token).await?, board_core::Actor::Account(erin.id));
+    /// assert_eq!(board.authenticate(&issued.token).await?.account(), Some(&erin.id));
     /// board.revoke_token(&issued.token).await?;
     /// assert!(board.authenticate(&issued.token).await.is_err());
     /// # std::fs::remove_dir_all(&dir).ok();
@@ -132,13 +171,15 @@ impl Board {
     /// ```
     pub async fn authenticate(&self, token: &str) -> Result<Actor> {
         let (id, secret) = split_token(token).ok_or(Error::Unauthenticated)?;
-        let row: Option<AnyRow> = sqlx::query(
-            "SELECT account_id, secret_hash, expires_at, revoked_at FROM tokens WHERE id = $1",
+        // One row per membership (one with NULLs for an account without any).
+        let rows: Vec<AnyRow> = sqlx::query(
+            "SELECT t.account_id, t.secret_hash, t.expires_at, t.revoked_at, m.workspace_id, m.role \
+             FROM tokens t LEFT JOIN memberships m ON m.account_id = t.account_id WHERE t.id = $1",
         )
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_all(&self.pool)
         .await?;
-        let row = row.ok_or(Error::Unauthenticated)?;
+        let row = rows.first().ok_or(Error::Unauthenticated)?;
         let stored: String = row.try_get("secret_hash")?;
         let expires: Option<String> = row.try_get("expires_at")?;
         let revoked: Option<String> = row.try_get("revoked_at")?;
@@ -148,9 +189,18 @@ impl Board {
         if !valid {
             return Err(Error::Unauthenticated);
         }
-        Ok(Actor::Account(AccountId::from_db(
-            row.try_get("account_id")?,
-        )))
+        let mut roles = Vec::new();
+        for r in &rows {
+            let workspace: Option<String> = r.try_get("workspace_id")?;
+            let role: Option<String> = r.try_get("role")?;
+            if let (Some(w), Some(role)) = (workspace, role.as_deref().and_then(Role::parse)) {
+                roles.push((w, role));
+            }
+        }
+        Ok(Actor::Session(Session {
+            account: AccountId::from_db(row.try_get("account_id")?),
+            roles,
+        }))
     }
 
     /// Checks that `actor` reaches `workspace` with at least `min`.
@@ -172,8 +222,10 @@ impl Board {
         if !crate::ids::is_cuid(workspace) {
             return Err(Error::not_reached());
         }
-        let Actor::Account(account) = actor else {
-            return Ok(());
+        let account = match actor {
+            Actor::Operator => return Ok(()),
+            Actor::Session(s) => return check_role_of(s.role_in(workspace), min),
+            Actor::Account(a) => a,
         };
         let role: Option<String> = sqlx::query_scalar(
             "SELECT role FROM memberships WHERE workspace_id = $1 AND account_id = $2",
@@ -279,7 +331,12 @@ impl Board {
 /// The access rule on a role read elsewhere (`None`: not a member, or no such
 /// workspace): 403 when absent or below `min`.
 pub(crate) fn check_role(role: Option<&str>, min: Role) -> Result<()> {
-    match role.and_then(Role::parse) {
+    check_role_of(role.and_then(Role::parse), min)
+}
+
+/// [`check_role`] on a parsed role.
+pub(crate) fn check_role_of(role: Option<Role>, min: Role) -> Result<()> {
+    match role {
         None => Err(Error::not_reached()),
         Some(r) if r < min => Err(Error::Forbidden(format!(
             "this needs the {} role in the workspace",

@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::{Any, Executor, FromRow, Row};
 
-use crate::access::{check_role, Actor, Role};
+use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::columns::Column;
 use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule};
@@ -195,8 +195,14 @@ impl Board {
     /// The card, and the actor's reach of its workspace, in one statement:
     /// 404 when the card does not exist, then 403 below `min`.
     pub(crate) async fn reach_card(&self, actor: &Actor, id: &str, min: Role) -> Result<Card> {
-        let Actor::Account(account) = actor else {
-            return self.find_card(&self.pool, id).await;
+        let account = match actor {
+            Actor::Operator => return self.find_card(&self.pool, id).await,
+            Actor::Session(s) => {
+                let card = self.find_card(&self.pool, id).await?;
+                check_role_of(s.role_in(&card.tenant_id), min)?;
+                return Ok(card);
+            }
+            Actor::Account(a) => a,
         };
         let sql = format!(
             "SELECT {CARD_COLUMNS}, (SELECT role FROM memberships m \
@@ -417,7 +423,7 @@ impl Board {
     async fn place_card(&self, actor: &Actor, id: &str, min: Role) -> Result<Placement> {
         let account = match actor {
             Actor::Account(a) => a.as_str(),
-            Actor::Operator => "",
+            Actor::Operator | Actor::Session(_) => "",
         };
         let sql = format!(
             "SELECT {CARD_COLUMNS}, c.set_id AS current_set, {} AS effect_set, \
@@ -432,12 +438,17 @@ impl Board {
             .fetch_optional(&self.pool)
             .await?
             .ok_or(Error::NotFound("card"))?;
-        if let Actor::Account(_) = actor {
-            let role: Option<String> = row.try_get("role")?;
-            check_role(role.as_deref(), min)?;
+        let card = Card::from_row(&row)?;
+        match actor {
+            Actor::Operator => {}
+            Actor::Session(s) => check_role_of(s.role_in(&card.tenant_id), min)?,
+            Actor::Account(_) => {
+                let role: Option<String> = row.try_get("role")?;
+                check_role(role.as_deref(), min)?;
+            }
         }
         Ok(Placement {
-            card: Card::from_row(&row)?,
+            card,
             sets: [row.try_get("current_set")?, row.try_get("effect_set")?],
         })
     }

@@ -184,10 +184,7 @@ impl Board {
         let mut tx = self.write(Lock::Card(card.as_str())).await?;
         let id = new_id();
         let at = now();
-        let author = match actor {
-            Actor::Account(a) => Some(a.as_str().to_string()),
-            Actor::Operator => None,
-        };
+        let author = actor.account().map(|a| a.as_str().to_string());
         let row: Row = sqlx::query_as(
             "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
              SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2 \

@@ -58,7 +58,7 @@ use std::sync::Arc;
 
 use sqlx::AnyPool;
 
-pub use access::{Account, Actor, IssuedToken, Membership, Role};
+pub use access::{Account, Actor, IssuedToken, Membership, Role, Session};
 pub use attachments::{Attachment, MemoryUpload, PartInfo, Scope, UploadSource};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
 pub use columns::{

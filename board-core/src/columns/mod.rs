@@ -196,7 +196,8 @@ impl Board {
             // Every workspace the actor reaches, in one statement.
             return match actor {
                 Actor::Operator => self.columns_where("TRUE", None).await,
-                Actor::Account(a) => {
+                Actor::Account(_) | Actor::Session(_) => {
+                    let a = actor.account().expect("an account");
                     let reached = "s.workspace_id IN \
                         (SELECT workspace_id FROM memberships WHERE account_id = $1)";
                     self.columns_where(reached, Some(a.as_str())).await
@@ -219,8 +220,13 @@ impl Board {
     /// (a workspace always has its tenant set's columns; without a row, the
     /// reach is checked on its own).
     async fn workspace_columns(&self, actor: &Actor, ws: &str) -> Result<Vec<Column>> {
-        let Actor::Account(account) = actor else {
-            return self.columns_where("s.workspace_id = $1", Some(ws)).await;
+        let account = match actor {
+            Actor::Operator => return self.columns_where("s.workspace_id = $1", Some(ws)).await,
+            Actor::Session(_) => {
+                self.require(&self.pool, actor, ws, Role::Viewer).await?;
+                return self.columns_where("s.workspace_id = $1", Some(ws)).await;
+            }
+            Actor::Account(a) => a,
         };
         if !crate::ids::is_cuid(ws) {
             return Err(Error::not_reached());
