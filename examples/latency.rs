@@ -11,8 +11,9 @@
 //!    single-row commits from 32 tasks on the same kind of database;
 //! 2. `PATCH /api/cards/[id]` moves at 32 connections over 64 cards;
 //! 3. `GET /api/columns` at 32 connections, beside a bare warp route;
-//! 4. `GET …/comments` of 1,000 comments and `GET …/history` of 10,000 entries,
-//!    beside the raw read of the same rows through sqlx.
+//! 4. `GET …/history` of 10,000 entries, `GET …/comments` of 4,000 comments and
+//!    `GET /api/board` of 1,000 cards, beside the raw read of the same rows
+//!    through sqlx.
 //!
 //! Prints req/s, p50, p99 and the slowest request. Bounded request counts.
 
@@ -392,6 +393,20 @@ async fn main() {
         "{}",
         thread_raw.line("  reference: raw read of the same rows")
     );
+    fill_board(&pool, &url, &tenant, &column_ids[0]).await;
+    let board = one_by_one(format!("/api/board?tenant={tenant}")).await;
+    let board_raw = raw_read(
+        "SELECT id, workspace_id, project_id, column_id, title, position, created_at, updated_at \
+         FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = \
+         (SELECT set_id FROM columns WHERE id = $1)) ORDER BY position, created_at",
+        column_ids[0].clone(),
+    )
+    .await;
+    println!("{}", board.line("GET /api/board, 1,000+ cards"));
+    println!(
+        "{}",
+        board_raw.line("  reference: raw read of the same cards")
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -404,6 +419,26 @@ async fn get(http: &reqwest::Client, base: &str, token: &str, path: &str) -> Val
         .json()
         .await
         .unwrap()
+}
+
+/// Puts 1,000 more cards into `column`, set-based.
+async fn fill_board(pool: &AnyPool, url: &str, tenant: &str, column: &str) {
+    let sql = if url.starts_with("sqlite") {
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) \
+         INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
+         SELECT 'b' || substr(lower(hex(randomblob(12))), 1, 23), $1, NULL, $2, 'Card ' || i, 1000 + i, \
+                '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n"
+    } else {
+        "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
+         SELECT 'b' || substr(md5(random()::text || i::text), 1, 23), $1, NULL, $2, 'Card ' || i, 1000 + i, \
+                '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM generate_series(1, 1000) AS i"
+    };
+    sqlx::query(sql)
+        .bind(tenant)
+        .bind(column)
+        .execute(pool)
+        .await
+        .unwrap();
 }
 
 /// Gives `card` 10,000 more history entries, set-based.
