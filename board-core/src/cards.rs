@@ -165,13 +165,17 @@ pub struct BoardView {
 const CARD_COLUMNS: &str = "k.id, k.workspace_id AS tenant_id, k.project_id, k.column_id, \
      k.title, k.position, k.created_at, k.updated_at";
 
-/// A card's columns in a `RETURNING` clause.
-const RETURNED: &str =
-    "id, workspace_id AS tenant_id, project_id, column_id, title, position, created_at, updated_at";
+/// A card's columns as the wire type reads them, written once.
+macro_rules! card_columns {
+    () => {
+        "id, workspace_id AS tenant_id, project_id, column_id, title, position, created_at, updated_at"
+    };
+}
 
-const CARD_SELECT: &str =
-    "SELECT id, workspace_id AS tenant_id, project_id, column_id, title, position, \
-     created_at, updated_at FROM cards";
+/// A card's columns in a `RETURNING` clause.
+const RETURNED: &str = card_columns!();
+
+const CARD_SELECT: &str = concat!("SELECT ", card_columns!(), " FROM cards");
 
 impl Board {
     /// Loads a card; 404 when it does not exist.
