@@ -269,6 +269,8 @@ impl Board {
                 "no column has the id {id_or_name:?}; to find a column by name, give its workspace"
             )));
         };
+        self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
+            .await?;
         let set = self
             .set_in_effect(
                 &self.pool,
@@ -276,8 +278,6 @@ impl Board {
                 project.map(ProjectId::as_str),
                 "project",
             )
-            .await?;
-        self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
             .await?;
         let columns = self.set_columns(&self.pool, &set).await?;
         pick(
