@@ -12,62 +12,124 @@ pub mod observe;
 pub mod openapi;
 pub mod routes;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
-use board_core::{Board, Options};
+use board_core::{Board, Bootstrap, Options};
 use tokio::net::TcpListener;
 use warp::Filter;
 
 pub use config::Config;
 
-/// Binds, opens the board, runs the first-run bootstrap, and serves until
-/// SIGINT or SIGTERM; requests in flight finish before it returns.
+/// Binds, opens the board, runs the first-run bootstrap (printing its token),
+/// and serves until SIGINT or SIGTERM; requests in flight finish before it
+/// returns.
 pub async fn run(config: Config) -> anyhow::Result<()> {
-    // The address first: a server that cannot listen stops before it touches
-    // the database (no sweep, no first-run token printed and lost).
-    let listener = TcpListener::bind(config.listen).await.map_err(|e| {
-        anyhow::anyhow!(
-            "cannot listen on {}: {e}; choose another address with --listen or BOARD_LISTEN",
-            config.listen
-        )
-    })?;
-    let mut options = Options::new(&config.database_url);
-    options.files_dir = config.files_dir.clone();
-    options.max_attachment_bytes = config.max_attachment_bytes;
-    options.attachments_enabled = config.attachments == config::Switch::On;
-    let board = Board::open_with(options).await?;
-    sweep(&board).await;
-    tokio::spawn(sweep_hourly(board.clone()));
-    if let Some(first) = board.bootstrap().await? {
+    let server = Server::build(config).await?;
+    if let Some(first) = server.first_run() {
         println!(
             "First run: created workspace \"{}\" (tenant {}) and account \"{}\" (ADMIN).",
             first.workspace.name, first.workspace.id, first.account.name
         );
         println!("Bearer token (shown once): {}", first.token.token);
     }
-    let addr = listener.local_addr()?;
-    let metrics = Arc::new(metrics::Metrics::default());
-    let app = Arc::new(routes::App {
-        board: board.clone(),
-        config,
-        metrics: metrics.clone(),
-    });
-    let origins = app.config.allowed_origins.clone();
-    let routes = observe::wrap(
-        browser::wrap(routes::all(app).recover(error::recover), origins),
-        metrics,
-    );
     let shutdown = shutdown_signal();
-    println!("board-server listening on http://{addr}");
-    tracing::info!(%addr, backend = ?board.backend(), "listening");
-    warp::serve(routes)
-        .incoming(listener)
-        .graceful(shutdown)
-        .run()
-        .await;
-    board.close().await;
-    tracing::info!("stopped");
-    Ok(())
+    println!("board-server listening on http://{}", server.addr());
+    server.serve(shutdown).await
+}
+
+/// A server that is listening and bootstrapped, not yet serving: the first
+/// step of [`run`], which tests and embedders take on their own to learn the
+/// address (port 0) and the first-run token before the first request.
+#[derive(Debug)]
+pub struct Server {
+    listener: TcpListener,
+    addr: SocketAddr,
+    board: Board,
+    config: Config,
+    first_run: Option<Bootstrap>,
+}
+
+impl Server {
+    /// Binds `config.listen` first (a server that cannot listen stops before it
+    /// touches the database: no sweep, no first-run token printed and lost),
+    /// then opens the board, sweeps it, and runs the first-run bootstrap.
+    pub async fn build(config: Config) -> anyhow::Result<Server> {
+        let listener = TcpListener::bind(config.listen).await.map_err(|e| {
+            anyhow::anyhow!(
+                "cannot listen on {}: {e}; choose another address with --listen or BOARD_LISTEN",
+                config.listen
+            )
+        })?;
+        let addr = listener.local_addr()?;
+        let mut options = Options::new(&config.database_url);
+        options.files_dir = config.files_dir.clone();
+        options.max_attachment_bytes = config.max_attachment_bytes;
+        options.attachments_enabled = config.attachments == config::Switch::On;
+        let board = Board::open_with(options).await?;
+        sweep(&board).await;
+        let first_run = board.bootstrap().await?;
+        Ok(Server {
+            listener,
+            addr,
+            board,
+            config,
+            first_run,
+        })
+    }
+
+    /// The address it listens on (the port chosen when `listen` gave port 0).
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// What the first-run bootstrap created (its token is shown only here),
+    /// or `None` when the database was not empty.
+    pub fn first_run(&self) -> Option<&Bootstrap> {
+        self.first_run.as_ref()
+    }
+
+    /// The board it serves.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    /// Serves until `shutdown` resolves; requests in flight then finish
+    /// before it returns, and the pool is closed.
+    pub async fn serve(
+        self,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> anyhow::Result<()> {
+        let Server {
+            listener,
+            addr,
+            board,
+            config,
+            ..
+        } = self;
+        let sweeper = tokio::spawn(sweep_hourly(board.clone()));
+        let metrics = Arc::new(metrics::Metrics::default());
+        let app = Arc::new(routes::App {
+            board: board.clone(),
+            config,
+            metrics: metrics.clone(),
+        });
+        let origins = app.config.allowed_origins.clone();
+        let routes = observe::wrap(
+            browser::wrap(routes::all(app).recover(error::recover), origins),
+            metrics,
+        );
+        tracing::info!(%addr, backend = ?board.backend(), "listening");
+        warp::serve(routes)
+            .incoming(listener)
+            .graceful(shutdown)
+            .run()
+            .await;
+        sweeper.abort();
+        board.close().await;
+        tracing::info!("stopped");
+        Ok(())
+    }
 }
 
 /// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h)
