@@ -1,9 +1,13 @@
 //! Credentials: `Authorization: Bearer <token>` or the `board_session` cookie.
-//! The filter only collects them; handlers turn them into an `Actor` first thing,
+//! [`Credentials::from_headers`] only collects them; handlers turn them into an `Actor` first thing,
 //! so 401 comes before every other check.
 
 use board_core::{Actor, Board, Error};
-use warp::Filter;
+use warp::http::header::{AUTHORIZATION, COOKIE};
+use warp::http::HeaderMap;
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "board_session";
 
 /// The credential a request carried, not yet checked.
 #[derive(Debug, Clone, Default)]
@@ -12,20 +16,29 @@ pub struct Credentials {
     cookie: Option<String>,
 }
 
-/// Collects the credential of a request; never rejects.
-pub fn credentials(
-) -> impl Filter<Extract = (Credentials,), Error = std::convert::Infallible> + Clone {
-    warp::header::optional::<String>("authorization")
-        .and(warp::cookie::optional::<String>("board_session"))
-        .map(|authorization, cookie| Credentials {
+impl Credentials {
+    /// The credential the headers carry: `Authorization`, and the
+    /// `board_session` cookie (the first one, in any `Cookie` header).
+    pub fn from_headers(headers: &HeaderMap) -> Credentials {
+        let authorization = headers
+            .get(AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let cookie = headers
+            .get_all(COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .find_map(|pair| {
+                let (name, value) = pair.trim().split_once('=')?;
+                (name == SESSION_COOKIE).then(|| value.to_string())
+            });
+        Credentials {
             authorization,
             cookie,
-        })
-        .or(warp::any().map(Credentials::default))
-        .unify()
-}
+        }
+    }
 
-impl Credentials {
     /// The actor behind the credential. The header wins over the cookie; a
     /// header that is not `Bearer <token>` is 401 whatever the cookie says.
     pub async fn actor(&self, board: &Board) -> Result<Actor, Error> {

@@ -26,14 +26,14 @@ use warp::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection, Reply};
 
+use crate::auth::SESSION_COOKIE;
 use crate::error::ErrorBody;
+use crate::routes::RouteTemplate;
 
 /// The request headers a browser client may send.
 pub const ALLOWED_HEADERS: &str = "authorization, content-type, last-event-id, x-request-id";
 /// How long a browser may cache a preflight answer, in seconds.
 pub const MAX_AGE_SECONDS: u32 = 600;
-/// The session cookie (the other credential is the `Authorization` header).
-pub const SESSION_COOKIE: &str = "board_session";
 
 /// Origins allowed to call the API from a browser (`--allowed-origins`),
 /// normalised to lower-case `scheme://host[:port]`.
@@ -113,10 +113,9 @@ fn before_routing(
 ) -> Option<Response> {
     let origin = header(headers, ORIGIN.as_str());
     if method == Method::OPTIONS {
-        let route = crate::openapi::find_route(path)?;
-        let methods = route.methods.join(", ");
+        let (template, methods) = crate::routes::table().allow(path)?;
         let preflight = headers.contains_key(ACCESS_CONTROL_REQUEST_METHOD);
-        return Some(match origin {
+        let response = match origin {
             Some(o) if preflight && !origins.contains(o) => cross_origin(format!(
                 "the origin {o} may not call this API from a browser: list it in \
                  --allowed-origins (BOARD_ALLOWED_ORIGINS)"
@@ -124,7 +123,7 @@ fn before_routing(
             Some(_) if preflight => {
                 let mut r = StatusCode::NO_CONTENT.into_response();
                 let h = r.headers_mut();
-                set(h, ACCESS_CONTROL_ALLOW_METHODS.as_str(), &methods);
+                set(h, ACCESS_CONTROL_ALLOW_METHODS.as_str(), methods);
                 set(h, ACCESS_CONTROL_ALLOW_HEADERS.as_str(), ALLOWED_HEADERS);
                 h.insert(ACCESS_CONTROL_MAX_AGE, HeaderValue::from(MAX_AGE_SECONDS));
                 r
@@ -132,10 +131,11 @@ fn before_routing(
             // A plain OPTIONS: the methods of the route (RFC 9110).
             _ => {
                 let mut r = StatusCode::NO_CONTENT.into_response();
-                set(r.headers_mut(), ALLOW.as_str(), &methods);
+                set(r.headers_mut(), ALLOW.as_str(), methods);
                 r
             }
-        });
+        };
+        return Some(labelled(response, Some(template)));
     }
     let writes = matches!(
         *method,
@@ -144,7 +144,7 @@ fn before_routing(
     if !writes || headers.contains_key(AUTHORIZATION) || !has_session_cookie(headers) {
         return None;
     }
-    match origin {
+    let refusal = match origin {
         Some(o) if !same_origin(o, headers) && !origins.contains(o) => Some(cross_origin(format!(
             "a {method} with the {SESSION_COOKIE} cookie from the origin {o} is refused: \
              send it from this server's own origin or one listed in --allowed-origins, \
@@ -159,7 +159,18 @@ fn before_routing(
             )))
         }
         _ => None,
+    }?;
+    let template = crate::routes::table().allow(path).map(|(t, _)| t);
+    Some(labelled(refusal, template))
+}
+
+/// A reply answered before routing, labelled with the route template of its
+/// path for the request log and the metrics (`other` when there is none).
+fn labelled(mut response: Response, template: Option<&'static str>) -> Response {
+    if let Some(t) = template {
+        response.extensions_mut().insert(RouteTemplate(t));
     }
+    response
 }
 
 /// The CORS headers of a response to an allowed origin; `Vary: Origin` on

@@ -9,7 +9,8 @@ use warp::http::{HeaderMap, HeaderValue, Method};
 use warp::reply::Response;
 use warp::{Filter, Reply};
 
-use crate::metrics::{route_template, Metrics};
+use crate::metrics::Metrics;
+use crate::routes::RouteTemplate;
 
 /// The request header (and response header) that carries the request id.
 pub const REQUEST_ID: &str = "x-request-id";
@@ -29,17 +30,6 @@ fn latency_ms(elapsed: Duration) -> f64 {
     (elapsed.as_nanos() as f64 / 1000.0).round() / 1000.0
 }
 
-/// A 405 names the methods the path has (RFC 9110 `Allow`).
-fn allow(response: &mut Response, path: &str) {
-    if let Some(route) = crate::openapi::find_route(path) {
-        if let Ok(value) = HeaderValue::from_str(&route.methods.join(", ")) {
-            response
-                .headers_mut()
-                .insert(warp::http::header::ALLOW, value);
-        }
-    }
-}
-
 /// Wraps `inner` (which never rejects) with the request id, the log and the metrics.
 pub fn wrap<F, R>(
     inner: F,
@@ -52,24 +42,19 @@ where
     warp::any()
         .map(Instant::now)
         .and(warp::method())
-        .and(warp::path::full())
         .and(warp::header::headers_cloned())
         .and(inner)
         .map(
-            move |started: Instant,
-                  method: Method,
-                  path: warp::path::FullPath,
-                  headers: HeaderMap,
-                  reply: R| {
+            move |started: Instant, method: Method, headers: HeaderMap, reply: R| {
                 let id = request_id(&headers);
                 let mut response = reply.into_response();
                 if let Ok(value) = HeaderValue::from_str(&id) {
                     response.headers_mut().insert(REQUEST_ID, value);
                 }
-                if response.status() == warp::http::StatusCode::METHOD_NOT_ALLOWED {
-                    allow(&mut response, path.as_str());
-                }
-                let route = route_template(path.as_str());
+                let route = response
+                    .extensions()
+                    .get::<RouteTemplate>()
+                    .map_or("other", |t| t.0);
                 let status = response.status().as_u16();
                 let elapsed = started.elapsed();
                 metrics.observe(method.as_str(), route, status, elapsed.as_secs_f64());

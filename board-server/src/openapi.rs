@@ -6,97 +6,34 @@
 //! body is closed (unknown fields are a schema failure) and may answer 413;
 //! and `LINKS` says where a created resource's id can be used.
 //!
-//! The document is also the server's route table: [`find_route`] gives the
-//! metrics their route template and a 405 its `Allow` header.
-
-use std::sync::OnceLock;
+//! The routes' own operations come from the route table
+//! ([`crate::routes::table`]), which builds the document once.
 
 use utoipa::openapi::path::{Operation, ParameterIn};
 use utoipa::openapi::request_body::RequestBody;
 use utoipa::openapi::schema::{AdditionalProperties, Schema};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, Response, ResponseBuilder};
-use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
-use warp::reply::Response as WarpResponse;
-use warp::{Filter, Reply};
+use utoipa::{Modify, OpenApi, ToSchema};
 
 use crate::error::ErrorBody;
-use crate::routes::{attachments, cards, columns, comments, files, health, relations, settings};
 
-/// The document: every route of [`crate::routes::all`].
+/// What the document says before any route: its title, and that every route
+/// needs a credential unless it says `security(())`.
 #[derive(OpenApi)]
-#[openapi(
-    info(title = "board"),
-    paths(
-        health::health, health::health_head, health::metrics, served,
-        settings::get, settings::patch,
-        columns::list, columns::create, columns::reorder, columns::update, columns::delete,
-        cards::create, cards::get, cards::patch, cards::delete, cards::history, cards::board,
-        comments::list, comments::create, comments::patch, comments::delete, comments::upload,
-        attachments::list, attachments::create, attachments::delete,
-        files::download,
-        relations::list, relations::create, relations::delete,
-    ),
-    // Every route needs a credential unless it says `security(())`.
-    security(("bearer" = []), ("cookie" = [])),
-    modifiers(&Common),
-)]
-pub struct ApiDoc;
+#[openapi(info(title = "board"), security(("bearer" = []), ("cookie" = [])))]
+struct Base;
 
-/// The document as JSON, built once.
-pub fn document() -> &'static str {
-    static DOC: OnceLock<String> = OnceLock::new();
-    DOC.get_or_init(|| {
-        ApiDoc::openapi()
-            .to_json()
-            .expect("the document serializes")
-    })
+/// The document without routes; the route table merges each route's
+/// operation into it, then calls [`finish`].
+pub fn base() -> Document {
+    Base::openapi()
 }
 
-/// The route serving the document (no credential).
-pub fn routes() -> warp::filters::BoxedFilter<(WarpResponse,)> {
-    warp::path!("api" / "openapi.json")
-        .and(warp::get())
-        .then(served)
-        .boxed()
-}
-
-/// This document.
-#[utoipa::path(
-    get, path = "/api/openapi.json", operation_id = "openapi", tag = "service", security(()),
-    responses((status = 200, description = "The OpenAPI 3.1 document of every route", content_type = "application/json", body = Object)),
-)]
-async fn served() -> WarpResponse {
-    warp::reply::with_header(document(), "content-type", "application/json").into_response()
-}
-
-/// A file sent in a multipart form.
-pub struct FileBytes;
-
-impl PartialSchema for FileBytes {
-    fn schema() -> RefOr<Schema> {
-        utoipa::openapi::ObjectBuilder::new()
-            .schema_type(utoipa::openapi::Type::String)
-            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
-                utoipa::openapi::KnownFormat::Binary,
-            )))
-            .content_media_type("application/octet-stream")
-            .into()
-    }
-}
-
-impl ToSchema for FileBytes {}
-
-/// The multipart form of both upload routes: files in the repeatable field
-/// `files` (the singular `file` is accepted too; other fields are skipped).
-#[derive(ToSchema)]
-pub struct UploadForm {
-    /// The files (repeat the field to send several).
-    #[schema(inline)]
-    pub files: Option<Vec<FileBytes>>,
-    /// A single file.
-    #[schema(inline)]
-    pub file: Option<FileBytes>,
+/// Applies what holds for every route (see the module doc) to the document
+/// of all routes.
+pub fn finish(doc: &mut Document) {
+    Common.modify(doc);
 }
 
 /// The document's description: what holds for every route.
@@ -385,83 +322,4 @@ fn error_response(description: &str) -> RefOr<Response> {
         )
         .build()
         .into()
-}
-
-/// One route of the document: its path template and its methods.
-#[derive(Debug)]
-pub struct Route {
-    /// The path template (`/api/cards/{id}/history`).
-    pub template: String,
-    /// The methods served on it, upper case (`GET`, `PATCH`).
-    pub methods: Vec<&'static str>,
-    /// The template's segments; `None` for a parameter.
-    segments: Vec<Option<String>>,
-}
-
-impl Route {
-    /// How well a path (split into segments) matches: `None` when it does not,
-    /// else the number of literal segments (the order route beats
-    /// `/api/columns/{id}`).
-    fn score(&self, path: &[&str]) -> Option<usize> {
-        if self.segments.len() != path.len() {
-            return None;
-        }
-        let mut literal = 0;
-        for (want, got) in self.segments.iter().zip(path) {
-            match want {
-                None if got.is_empty() => return None,
-                None => {}
-                Some(w) if w == got => literal += 1,
-                Some(_) => return None,
-            }
-        }
-        Some(literal)
-    }
-}
-
-fn segments(path: &str) -> impl Iterator<Item = &str> {
-    path.trim_matches('/').split('/')
-}
-
-/// Every route of the document, read once from it.
-pub fn route_table() -> &'static [Route] {
-    static TABLE: OnceLock<Vec<Route>> = OnceLock::new();
-    TABLE.get_or_init(|| {
-        ApiDoc::openapi()
-            .paths
-            .paths
-            .iter()
-            .map(|(template, item)| {
-                let methods = [
-                    ("GET", item.get.is_some()),
-                    ("HEAD", item.head.is_some()),
-                    ("POST", item.post.is_some()),
-                    ("PUT", item.put.is_some()),
-                    ("PATCH", item.patch.is_some()),
-                    ("DELETE", item.delete.is_some()),
-                ]
-                .into_iter()
-                .filter_map(|(m, served)| served.then_some(m))
-                .collect();
-                Route {
-                    template: template.clone(),
-                    methods,
-                    segments: segments(template)
-                        .map(|s| (!s.starts_with('{')).then(|| s.to_string()))
-                        .collect(),
-                }
-            })
-            .collect()
-    })
-}
-
-/// The route a request path belongs to (a literal segment wins over a
-/// parameter), or `None` for a path the server does not serve.
-pub fn find_route(path: &str) -> Option<&'static Route> {
-    let path: Vec<&str> = segments(path).collect();
-    route_table()
-        .iter()
-        .filter_map(|r| r.score(&path).map(|s| (s, r)))
-        .max_by_key(|(s, _)| *s)
-        .map(|(_, r)| r)
 }

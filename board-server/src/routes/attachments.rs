@@ -5,31 +5,16 @@
 use std::time::Duration;
 
 use board_core::{AttachmentId, CardId, Error, PartInfo, UploadSource};
-use futures_util::StreamExt;
-use warp::http::StatusCode;
+use utoipa::openapi::schema::Schema;
+use utoipa::openapi::RefOr;
+use utoipa::{PartialSchema, ToSchema};
+use warp::http::header::CONTENT_TYPE;
+use warp::http::{HeaderMap, StatusCode};
 use warp::hyper::body::Bytes;
-use warp::multipart::{FormData, Part};
-use warp::reply::Response;
-use warp::{Buf, Filter};
 
-use super::{json, respond, with_app, Shared};
-use crate::auth::{credentials, Credentials};
+use crate::error::ApiError;
 
-/// The attachment routes.
-pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    let app = with_app(app);
-    let card = warp::path!("api" / "cards" / String / "attachments")
-        .and(app.clone())
-        .and(credentials());
-    let list = card.clone().and(warp::get()).then(list);
-    let create = card.and(warp::post()).and(multipart()).then(create);
-    let delete = warp::path!("api" / "attachments" / String)
-        .and(warp::delete())
-        .and(app)
-        .and(credentials())
-        .then(delete);
-    list.or(create).unify().or(delete).unify().boxed()
-}
+use super::{json, Answer, BodyStream, Request};
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/attachments", operation_id = "listAttachments", tag = "attachments",
@@ -38,22 +23,19 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>),
     ),
 )]
-pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let found = app
-            .board
-            .card_attachments(&actor, &CardId::from_path(&id)?)
-            .await?;
-        Ok(json(StatusCode::OK, &found))
-    })
-    .await
+pub(super) async fn list(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let found = req
+        .board()
+        .card_attachments(&actor, &CardId::from_path(req.param())?)
+        .await?;
+    Ok(json(StatusCode::OK, &found))
 }
 
 #[utoipa::path(
     post, path = "/api/cards/{id}/attachments", operation_id = "createAttachments", tag = "attachments",
     params(("id" = board_core::CardId, Path, description = "The card")),
-    request_body(content = crate::openapi::UploadForm, content_type = "multipart/form-data"),
+    request_body(content = UploadForm, content_type = "multipart/form-data"),
     responses(
         (status = 201, description = "The stored files (all or none)", body = Vec<board_core::Attachment>),
         (status = 400, description = "No file in the form, an empty file, or an unreadable form (NO_FILE)", body = crate::error::ErrorBody),
@@ -62,21 +44,16 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
         (status = 415, description = "A file's content is not an accepted format (images, PDF, ZIP, Office Open XML, plain text) (UNSUPPORTED_FORMAT); nothing is stored", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn create(
-    id: String,
-    app: Shared,
-    creds: Credentials,
-    mut form: Multipart,
-) -> Response {
-    let result = respond(async {
-        let actor = creds.actor(&app.board).await?;
-        let id = CardId::from_path(&id)?;
-        let stored = app.board.attach_files(&actor, &id, &mut form).await?;
-        Ok(json(StatusCode::CREATED, &stored))
-    })
+pub(super) async fn create(req: Request) -> Answer {
+    let (req, mut form) = req.multipart();
+    let stored: Result<_, ApiError> = async {
+        let actor = req.actor().await?;
+        let id = CardId::from_path(req.param())?;
+        Ok(req.board().attach_files(&actor, &id, &mut form).await?)
+    }
     .await;
-    form.drain_after_refusal(&result).await;
-    result
+    form.drain_after_refusal(stored.is_err()).await;
+    Ok(json(StatusCode::CREATED, &stored?))
 }
 
 #[utoipa::path(
@@ -86,55 +63,48 @@ pub(crate) async fn create(
         (status = 200, description = "The attachment and its file are deleted", body = super::Deleted),
     ),
 )]
-pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        app.board
-            .delete_attachment(&actor, &AttachmentId::from_path(&id)?)
-            .await?;
-        Ok(super::deleted())
-    })
-    .await
+pub(super) async fn delete(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    req.board()
+        .delete_attachment(&actor, &AttachmentId::from_path(req.param())?)
+        .await?;
+    Ok(super::deleted())
 }
 
 /// A `multipart/form-data` body, still unread. A request that is not multipart
 /// gives an empty one (so the operation answers 400 `NO_FILE` after its access
-/// checks) instead of a rejection that would fall through to other routes.
+/// checks). There is no length cap here: board-core stops each file at the
+/// installation's maximum while it streams it.
 pub struct Multipart {
-    form: Option<FormData>,
-    part: Option<Part>,
+    form: Option<multer::Multipart<'static>>,
+    field: Option<multer::Field<'static>>,
 }
 
-/// Extracts the multipart body without reading it and without a length cap
-/// (board-core stops each file at the installation's maximum); never rejects.
-pub fn multipart() -> impl Filter<Extract = (Multipart,), Error = std::convert::Infallible> + Clone
-{
-    warp::multipart::form()
-        .max_length(None)
-        .map(|form| Multipart {
-            form: Some(form),
-            part: None,
-        })
-        .or(warp::any().map(|| Multipart {
-            form: None,
-            part: None,
-        }))
-        .unify()
+impl Multipart {
+    /// The form of a request with these headers and body.
+    pub(super) fn new(headers: &HeaderMap, body: BodyStream) -> Multipart {
+        let form = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|ct| multer::parse_boundary(ct).ok())
+            .map(|boundary| multer::Multipart::new(body, boundary));
+        Multipart { form, field: None }
+    }
 }
 
 /// The most bytes read (and thrown away) after a refusal, so that the client
 /// can read the answer instead of a reset connection.
 const DRAIN_LIMIT: u64 = 64 << 20;
 
-fn unreadable(e: warp::Error) -> Error {
+fn unreadable(e: multer::Error) -> Error {
     Error::NoFile(format!("the multipart body could not be read: {e}"))
 }
 
 impl Multipart {
     /// After a refused upload, reads what the client is still sending (up to
     /// 64 MiB, for at most 10 s) without keeping any of it.
-    pub async fn drain_after_refusal(&mut self, response: &Response) {
-        if response.status().is_success() || self.form.is_none() {
+    pub async fn drain_after_refusal(&mut self, refused: bool) {
+        if !refused || self.form.is_none() {
             return;
         }
         let mut left = DRAIN_LIMIT;
@@ -165,32 +135,56 @@ impl UploadSource for Multipart {
     type Chunk = Bytes;
 
     async fn next_part(&mut self) -> board_core::Result<Option<PartInfo>> {
-        self.part = None;
+        // A field is dropped before the next is asked for.
+        self.field = None;
         let Some(form) = self.form.as_mut() else {
             return Ok(None);
         };
-        match form.next().await {
-            None => Ok(None),
-            Some(Err(e)) => Err(unreadable(e)),
-            Some(Ok(part)) => {
-                let info = PartInfo {
-                    field: part.name().to_string(),
-                    file_name: part.filename().map(str::to_string),
-                };
-                self.part = Some(part);
-                Ok(Some(info))
-            }
-        }
+        let Some(field) = form.next_field().await.map_err(unreadable)? else {
+            return Ok(None);
+        };
+        let info = PartInfo {
+            field: field.name().unwrap_or_default().to_string(),
+            file_name: field.file_name().map(str::to_string),
+        };
+        self.field = Some(field);
+        Ok(Some(info))
     }
 
     async fn next_chunk(&mut self) -> board_core::Result<Option<Bytes>> {
-        let Some(part) = self.part.as_mut() else {
-            return Ok(None);
-        };
-        match part.data().await {
+        match self.field.as_mut() {
+            Some(field) => field.chunk().await.map_err(unreadable),
             None => Ok(None),
-            Some(Err(e)) => Err(unreadable(e)),
-            Some(Ok(mut buf)) => Ok(Some(buf.copy_to_bytes(buf.remaining()))),
         }
     }
+}
+
+/// A file sent in a multipart form.
+pub struct FileBytes;
+
+impl PartialSchema for FileBytes {
+    fn schema() -> RefOr<Schema> {
+        utoipa::openapi::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::Type::String)
+            .format(Some(utoipa::openapi::SchemaFormat::KnownFormat(
+                utoipa::openapi::KnownFormat::Binary,
+            )))
+            .content_media_type("application/octet-stream")
+            .into()
+    }
+}
+
+impl ToSchema for FileBytes {}
+
+/// The multipart form of both upload routes: files in the repeatable field
+/// `files` (the singular `file` is accepted too; other fields are skipped).
+#[derive(ToSchema)]
+#[allow(dead_code)] // a schema only: `Multipart` reads the form
+pub struct UploadForm {
+    /// The files (repeat the field to send several).
+    #[schema(inline)]
+    pub files: Option<Vec<FileBytes>>,
+    /// A single file.
+    #[schema(inline)]
+    pub file: Option<FileBytes>,
 }

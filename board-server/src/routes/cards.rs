@@ -1,55 +1,10 @@
 //! Card routes: `POST /api/cards`, `GET|PATCH|DELETE /api/cards/[id]`,
 //! `GET /api/cards/[id]/history`, and the board payload `GET /api/board`.
 
-use std::collections::HashMap;
-
 use board_core::{CardId, Input};
 use warp::http::StatusCode;
-use warp::reply::Response;
-use warp::Filter;
 
-use super::{body, json, query, read_body, respond, with_app, BodyStream, Shared};
-use crate::auth::{credentials, Credentials};
-
-/// The card routes.
-pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    let app = with_app(app);
-    let create = warp::path!("api" / "cards")
-        .and(warp::post())
-        .and(app.clone())
-        .and(credentials())
-        .and(body())
-        .then(create);
-    let one = warp::path!("api" / "cards" / String)
-        .and(app.clone())
-        .and(credentials());
-    let get = one.clone().and(warp::get()).then(get);
-    let patch = one.clone().and(warp::patch()).and(body()).then(patch);
-    let delete = one.and(warp::delete()).then(delete);
-    let history = warp::path!("api" / "cards" / String / "history")
-        .and(warp::get())
-        .and(app.clone())
-        .and(credentials())
-        .then(history);
-    let board = warp::path!("api" / "board")
-        .and(warp::get())
-        .and(app)
-        .and(credentials())
-        .and(query())
-        .then(board);
-    create
-        .or(get)
-        .unify()
-        .or(patch)
-        .unify()
-        .or(delete)
-        .unify()
-        .or(history)
-        .unify()
-        .or(board)
-        .unify()
-        .boxed()
-}
+use super::{json, Answer, Request};
 
 #[utoipa::path(
     post, path = "/api/cards", operation_id = "createCard", tag = "cards",
@@ -59,17 +14,14 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let bytes = read_body(body).await?;
-        let card = app
-            .board
-            .create_card(&actor, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::CREATED, &card))
-    })
-    .await
+pub(super) async fn create(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let bytes = req.json_body().await?;
+    let card = req
+        .board()
+        .create_card(&actor, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::CREATED, &card))
 }
 
 #[utoipa::path(
@@ -79,13 +31,13 @@ pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) ->
         (status = 200, description = "The card", body = board_core::Card),
     ),
 )]
-pub(crate) async fn get(id: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let card = app.board.card(&actor, &CardId::from_path(&id)?).await?;
-        Ok(json(StatusCode::OK, &card))
-    })
-    .await
+pub(super) async fn get(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let card = req
+        .board()
+        .card(&actor, &CardId::from_path(req.param())?)
+        .await?;
+    Ok(json(StatusCode::OK, &card))
 }
 
 #[utoipa::path(
@@ -97,23 +49,15 @@ pub(crate) async fn get(id: String, app: Shared, creds: Credentials) -> Response
         (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn patch(
-    id: String,
-    app: Shared,
-    creds: Credentials,
-    body: BodyStream,
-) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let id = CardId::from_path(&id)?;
-        let bytes = read_body(body).await?;
-        let card = app
-            .board
-            .update_card(&actor, &id, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::OK, &card))
-    })
-    .await
+pub(super) async fn patch(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let id = CardId::from_path(req.param())?;
+    let bytes = req.json_body().await?;
+    let card = req
+        .board()
+        .update_card(&actor, &id, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::OK, &card))
 }
 
 #[utoipa::path(
@@ -123,15 +67,12 @@ pub(crate) async fn patch(
         (status = 200, description = "The card is deleted with its comments, attachments, relations and history", body = super::Deleted),
     ),
 )]
-pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        app.board
-            .delete_card(&actor, &CardId::from_path(&id)?)
-            .await?;
-        Ok(super::deleted())
-    })
-    .await
+pub(super) async fn delete(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    req.board()
+        .delete_card(&actor, &CardId::from_path(req.param())?)
+        .await?;
+    Ok(super::deleted())
 }
 
 #[utoipa::path(
@@ -141,16 +82,13 @@ pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Respo
         (status = 200, description = "The card's column changes, oldest first", body = Vec<board_core::HistoryEntry>),
     ),
 )]
-pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let entries = app
-            .board
-            .card_history(&actor, &CardId::from_path(&id)?)
-            .await?;
-        Ok(json(StatusCode::OK, &entries))
-    })
-    .await
+pub(super) async fn history(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let entries = req
+        .board()
+        .card_history(&actor, &CardId::from_path(req.param())?)
+        .await?;
+    Ok(json(StatusCode::OK, &entries))
 }
 
 #[utoipa::path(
@@ -161,13 +99,11 @@ pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Resp
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn board(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let tenant = q.get("tenant").map(String::as_str);
-        let project = q.get("project").map(String::as_str);
-        let view = app.board.board(&actor, tenant, project).await?;
-        Ok(json(StatusCode::OK, &view))
-    })
-    .await
+pub(super) async fn board(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let q = req.query();
+    let tenant = q.get("tenant").map(String::as_str);
+    let project = q.get("project").map(String::as_str);
+    let view = req.board().board(&actor, tenant, project).await?;
+    Ok(json(StatusCode::OK, &view))
 }

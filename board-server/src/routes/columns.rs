@@ -1,61 +1,17 @@
 //! Column routes: `GET|POST /api/columns`, `PATCH /api/columns/order`, and
 //! `PATCH|DELETE /api/columns/[id]`. The order route is tried before `[id]`.
 
-use std::collections::HashMap;
-
 use board_core::{ColumnId, Input};
 use serde::Serialize;
 use warp::http::StatusCode;
-use warp::reply::Response;
-use warp::Filter;
 
-use super::{body, json, query, read_body, respond, with_app, BodyStream, Shared};
-use crate::auth::{credentials, Credentials};
+use super::{json, Answer, Request};
 
 /// The reply of `PATCH /api/columns/order`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Reordered {
     /// The number of ids given.
     pub updated: usize,
-}
-
-/// The column routes.
-pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    let app = with_app(app);
-    let base = warp::path!("api" / "columns")
-        .and(app.clone())
-        .and(credentials());
-    let list = base.clone().and(warp::get()).and(query()).then(list);
-    let create = base.and(warp::post()).and(body()).then(create);
-    let order = warp::path!("api" / "columns" / "order")
-        .and(warp::patch())
-        .and(app.clone())
-        .and(credentials())
-        .and(body())
-        .then(reorder);
-    // `order` is the reorder route's, whatever the method: DELETE on it is a
-    // 405, not a column named "order" that is not found.
-    let one = warp::path!("api" / "columns" / String)
-        .and_then(|id: String| async move {
-            if id == "order" {
-                Err(warp::reject::not_found())
-            } else {
-                Ok(id)
-            }
-        })
-        .and(app)
-        .and(credentials());
-    let update = one.clone().and(warp::patch()).and(body()).then(update);
-    let delete = one.and(warp::delete()).and(body()).then(delete);
-    list.or(create)
-        .unify()
-        .or(order)
-        .unify()
-        .or(update)
-        .unify()
-        .or(delete)
-        .unify()
-        .boxed()
 }
 
 #[utoipa::path(
@@ -66,15 +22,13 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn list(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let tenant = q.get("tenant").map(String::as_str);
-        let project = q.get("project").map(String::as_str);
-        let columns = app.board.list_columns(&actor, tenant, project).await?;
-        Ok(json(StatusCode::OK, &columns))
-    })
-    .await
+pub(super) async fn list(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let q = req.query();
+    let tenant = q.get("tenant").map(String::as_str);
+    let project = q.get("project").map(String::as_str);
+    let columns = req.board().list_columns(&actor, tenant, project).await?;
+    Ok(json(StatusCode::OK, &columns))
 }
 
 #[utoipa::path(
@@ -86,17 +40,14 @@ pub(crate) async fn list(app: Shared, creds: Credentials, q: HashMap<String, Str
         (status = 422, description = "The body failed the schema (VALIDATION_FAILED, with details), or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let bytes = read_body(body).await?;
-        let column = app
-            .board
-            .create_column(&actor, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::CREATED, &column))
-    })
-    .await
+pub(super) async fn create(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let bytes = req.json_body().await?;
+    let column = req
+        .board()
+        .create_column(&actor, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::CREATED, &column))
 }
 
 #[utoipa::path(
@@ -109,17 +60,14 @@ pub(crate) async fn create(app: Shared, creds: Credentials, body: BodyStream) ->
         (status = 422, description = "The body failed the schema, or the ids are not all of one set (MIXED_SETS)", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn reorder(app: Shared, creds: Credentials, body: BodyStream) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let bytes = read_body(body).await?;
-        let updated = app
-            .board
-            .reorder_columns(&actor, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::OK, &Reordered { updated }))
-    })
-    .await
+pub(super) async fn reorder(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let bytes = req.json_body().await?;
+    let updated = req
+        .board()
+        .reorder_columns(&actor, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::OK, &Reordered { updated }))
 }
 
 #[utoipa::path(
@@ -132,23 +80,15 @@ pub(crate) async fn reorder(app: Shared, creds: Credentials, body: BodyStream) -
         (status = 422, description = "The body failed the schema, or done:false on the done column (DONE_MARK_REQUIRED)", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn update(
-    id: String,
-    app: Shared,
-    creds: Credentials,
-    body: BodyStream,
-) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let id = ColumnId::from_path(&id)?;
-        let bytes = read_body(body).await?;
-        let column = app
-            .board
-            .update_column(&actor, &id, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::OK, &column))
-    })
-    .await
+pub(super) async fn update(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let id = ColumnId::from_path(req.param())?;
+    let bytes = req.json_body().await?;
+    let column = req
+        .board()
+        .update_column(&actor, &id, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::OK, &column))
 }
 
 #[utoipa::path(
@@ -161,21 +101,13 @@ pub(crate) async fn update(
         (status = 422, description = "The body failed the schema, or LAST_COLUMN, DONE_COLUMN, INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn delete(
-    id: String,
-    app: Shared,
-    creds: Credentials,
-    body: BodyStream,
-) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let id = ColumnId::from_path(&id)?;
-        let bytes = read_body(body).await?;
-        let outcome = app
-            .board
-            .delete_column(&actor, &id, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::OK, &outcome))
-    })
-    .await
+pub(super) async fn delete(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let id = ColumnId::from_path(req.param())?;
+    let bytes = req.json_body().await?;
+    let outcome = req
+        .board()
+        .delete_column(&actor, &id, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::OK, &outcome))
 }

@@ -4,22 +4,10 @@
 use tokio_util::io::ReaderStream;
 use warp::http::header::{HeaderValue, CONTENT_DISPOSITION, CONTENT_LENGTH, CONTENT_TYPE};
 use warp::http::StatusCode;
-use warp::reply::Response;
-use warp::{Filter, Reply};
+use warp::Reply;
 
-use super::{respond, with_app, Shared};
-use crate::auth::{credentials, Credentials};
+use super::{Answer, Request};
 use crate::error::ApiError;
-
-/// The download route.
-pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    warp::path!("api" / "files" / String)
-        .and(warp::get())
-        .and(with_app(app))
-        .and(credentials())
-        .then(download)
-        .boxed()
-}
 
 fn header(value: &str) -> Result<HeaderValue, ApiError> {
     HeaderValue::from_str(value).map_err(|_| {
@@ -35,23 +23,20 @@ fn header(value: &str) -> Result<HeaderValue, ApiError> {
     get, path = "/api/files/{storedName}", operation_id = "downloadFile", tag = "attachments",
     params(("storedName" = String, Path, description = "The stored file (`storedName` of an attachment)")),
     responses(
-        (status = 200, description = "The bytes, with the detected Content-Type, nosniff and Content-Disposition", content_type = "*/*", body = crate::openapi::FileBytes),
+        (status = 200, description = "The bytes, with the detected Content-Type, nosniff and Content-Disposition", content_type = "*/*", body = super::attachments::FileBytes),
     ),
 )]
-pub(crate) async fn download(name: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let (found, reader, len) = app.board.open_file(&actor, &name).await?;
-        let mut res = warp::reply::stream(ReaderStream::new(reader)).into_response();
-        let h = res.headers_mut();
-        h.insert(CONTENT_TYPE, header(&found.mime_type)?);
-        h.insert(CONTENT_LENGTH, HeaderValue::from(len));
-        h.insert(CONTENT_DISPOSITION, header(&found.content_disposition())?);
-        h.insert(
-            "x-content-type-options",
-            HeaderValue::from_static("nosniff"),
-        );
-        Ok(res)
-    })
-    .await
+pub(super) async fn download(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let (found, reader, len) = req.board().open_file(&actor, req.param()).await?;
+    let mut res = warp::reply::stream(ReaderStream::new(reader)).into_response();
+    let h = res.headers_mut();
+    h.insert(CONTENT_TYPE, header(&found.mime_type)?);
+    h.insert(CONTENT_LENGTH, HeaderValue::from(len));
+    h.insert(CONTENT_DISPOSITION, header(&found.content_disposition())?);
+    h.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
+    Ok(res)
 }

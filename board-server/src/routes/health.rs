@@ -4,28 +4,9 @@
 
 use serde::Serialize;
 use warp::http::StatusCode;
-use warp::reply::Response;
-use warp::{Filter, Reply};
+use warp::Reply;
 
-use super::{json, respond, with_app, Shared};
-
-/// The health and metrics routes.
-pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    let metrics = warp::path!("metrics")
-        .and(warp::get())
-        .and(with_app(app.clone()))
-        .then(metrics);
-    let health = warp::path!("healthz")
-        .and(warp::get())
-        .and(with_app(app.clone()))
-        .then(health);
-    // The same answer; the HTTP layer sends no body for a HEAD.
-    let health_head = warp::path!("healthz")
-        .and(warp::head())
-        .and(with_app(app))
-        .then(health_head);
-    health.or(health_head).unify().or(metrics).unify().boxed()
-}
+use super::{json, Answer, Request};
 
 /// The reply of `GET /healthz`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -43,18 +24,15 @@ pub struct Health {
         (status = 503, description = "The database cannot be reached (UNAVAILABLE, with Retry-After)", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn health(app: Shared) -> Response {
-    respond(async move {
-        app.board.ping().await?;
-        Ok(json(
-            StatusCode::OK,
-            &Health {
-                status: "ok",
-                version: env!("CARGO_PKG_VERSION"),
-            },
-        ))
-    })
-    .await
+pub(super) async fn health(req: Request) -> Answer {
+    req.board().ping().await?;
+    Ok(json(
+        StatusCode::OK,
+        &Health {
+            status: "ok",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+    ))
 }
 
 #[utoipa::path(
@@ -64,8 +42,9 @@ pub(crate) async fn health(app: Shared) -> Response {
         (status = 503, description = "The database cannot be reached (UNAVAILABLE, with Retry-After; no body)"),
     ),
 )]
-pub(crate) async fn health_head(app: Shared) -> Response {
-    health(app).await
+pub(super) async fn health_head(req: Request) -> Answer {
+    // The same answer; the HTTP layer sends no body for a HEAD.
+    health(req).await
 }
 
 #[utoipa::path(
@@ -74,8 +53,8 @@ pub(crate) async fn health_head(app: Shared) -> Response {
         (status = 200, description = "Request counts and latency histograms per route, and the database pool's use, in the Prometheus text format", content_type = "text/plain", body = String),
     ),
 )]
-pub(crate) async fn metrics(app: Shared) -> Response {
-    let (size, idle, max) = app.board.pool_stats();
-    let body = app.metrics.render(size, idle, max);
-    warp::reply::with_header(body, "content-type", "text/plain; version=0.0.4").into_response()
+pub(super) async fn metrics(req: Request) -> Answer {
+    let (size, idle, max) = req.board().pool_stats();
+    let body = req.app.metrics.render(size, idle, max);
+    Ok(warp::reply::with_header(body, "content-type", "text/plain; version=0.0.4").into_response())
 }

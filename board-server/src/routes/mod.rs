@@ -1,32 +1,38 @@
-//! Routes, one file per resource: filters first, then handlers. Every handler
-//! authenticates, calls one core operation and maps its result; none rejects,
-//! so a failed request never falls through to another route.
+//! Routes: the route table ([`table`]) and one file per resource holding its
+//! handlers. A route is declared once: the `#[utoipa::path]` attribute on its
+//! handler gives its method, path template and documentation, and one line of
+//! the [`route_table!`] list below serves it. Every handler authenticates,
+//! calls one core operation and maps its result.
 
-pub mod attachments;
-pub mod cards;
-pub mod columns;
-pub mod comments;
-pub mod files;
-pub mod health;
-pub mod relations;
-pub mod settings;
+mod attachments;
+mod cards;
+mod columns;
+mod comments;
+mod docs;
+mod files;
+mod health;
+mod relations;
+mod settings;
+mod table;
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use board_core::Board;
+use board_core::{Actor, Board};
 use futures_util::{Stream, StreamExt, TryStreamExt};
 use serde::Serialize;
-use warp::http::StatusCode;
+use warp::http::{HeaderMap, Method, StatusCode};
 use warp::hyper::body::Bytes;
 use warp::reply::Response;
-use warp::{Buf, Filter, Rejection, Reply};
+use warp::{Buf, Filter, Reply};
 
+use crate::auth::Credentials;
 use crate::config::Config;
 use crate::error::ApiError;
+
+pub use table::{table, Route, RouteTemplate, Table};
 
 /// What every handler shares.
 #[derive(Debug)]
@@ -45,65 +51,117 @@ pub type Shared = Arc<App>;
 /// A request body, read by the handler only after its access checks.
 pub type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, warp::Error>> + Send>>;
 
+/// What a handler returns: the reply, or the error that becomes the JSON
+/// error reply.
+pub type Answer = Result<Response, ApiError>;
+
+/// A handler's future.
+pub type HandlerFuture = Pin<Box<dyn Future<Output = Answer> + Send>>;
+
+/// A handler: takes the matched request, answers. It never falls through to
+/// another route.
+pub type Handler = fn(Request) -> HandlerFuture;
+
 /// The largest JSON body a route reads.
 pub const JSON_LIMIT: usize = 1 << 20;
 
-/// Hands the shared state to a handler.
-pub fn with_app(app: Shared) -> impl Filter<Extract = (Shared,), Error = Infallible> + Clone {
-    warp::any().map(move || app.clone())
+/// A request matched to its route: the shared state, the path parameter,
+/// the query, the headers, and the body still unread.
+pub struct Request {
+    /// The shared state.
+    pub app: Shared,
+    param: String,
+    query: Option<String>,
+    headers: HeaderMap,
+    /// In a mutex only to make the request `Sync` (handlers hold `&Request`
+    /// across awaits); it is never locked: the body is read through `&mut`.
+    body: Mutex<BodyStream>,
 }
 
-/// The request body as a stream, left unread.
-pub fn body() -> impl Filter<Extract = (BodyStream,), Error = Rejection> + Clone {
-    warp::body::stream().map(boxed_body)
-}
-
-fn boxed_body<S, B>(s: S) -> BodyStream
-where
-    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
-    B: Buf,
-{
-    Box::pin(s.map_ok(|mut b| b.copy_to_bytes(b.remaining())))
-}
-
-/// The query string as a map (an absent query is empty).
-pub fn query() -> impl Filter<Extract = (HashMap<String, String>,), Error = Infallible> + Clone {
-    warp::query::<HashMap<String, String>>()
-        .or(warp::any().map(HashMap::new))
-        .unify()
-}
-
-/// Reads a JSON route's body, refusing more than [`JSON_LIMIT`] bytes with 413.
-pub async fn read_body(mut body: BodyStream) -> Result<Vec<u8>, ApiError> {
-    let mut out = Vec::new();
-    while let Some(chunk) = body.next().await {
-        let chunk = chunk.map_err(|e| {
-            ApiError::Http(
-                StatusCode::BAD_REQUEST,
-                "BAD_REQUEST",
-                format!("unreadable body: {e}"),
-            )
-        })?;
-        if out.len() + chunk.len() > JSON_LIMIT {
-            return Err(ApiError::Http(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "PAYLOAD_TOO_LARGE",
-                format!("a JSON body is at most {JSON_LIMIT} bytes"),
-            ));
-        }
-        out.extend_from_slice(&chunk);
+impl Request {
+    /// The route's path parameter (`{id}`, `{storedName}`), as sent; empty on
+    /// a route without one.
+    pub fn param(&self) -> &str {
+        &self.param
     }
-    Ok(out)
+
+    /// The board.
+    pub fn board(&self) -> &Board {
+        &self.app.board
+    }
+
+    /// The actor behind the request's credential: 401 comes before every
+    /// other check.
+    pub async fn actor(&self) -> Result<Actor, ApiError> {
+        Ok(Credentials::from_headers(&self.headers)
+            .actor(&self.app.board)
+            .await?)
+    }
+
+    /// The query string as a map (an absent or unreadable query is empty).
+    pub fn query(&self) -> HashMap<String, String> {
+        self.query
+            .as_deref()
+            .and_then(|q| serde_urlencoded::from_str(q).ok())
+            .unwrap_or_default()
+    }
+
+    /// The request headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// Reads a JSON route's body, refusing more than [`JSON_LIMIT`] bytes
+    /// with 413.
+    pub async fn json_body(&mut self) -> Result<Vec<u8>, ApiError> {
+        let mut out = Vec::new();
+        let body = self.body.get_mut().unwrap_or_else(|e| e.into_inner());
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk.map_err(|e| {
+                ApiError::Http(
+                    StatusCode::BAD_REQUEST,
+                    "BAD_REQUEST",
+                    format!("unreadable body: {e}"),
+                )
+            })?;
+            if out.len() + chunk.len() > JSON_LIMIT {
+                return Err(ApiError::Http(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "PAYLOAD_TOO_LARGE",
+                    format!("a JSON body is at most {JSON_LIMIT} bytes"),
+                ));
+            }
+            out.extend_from_slice(&chunk);
+        }
+        Ok(out)
+    }
+
+    /// The body as a `multipart/form-data` stream, still unread (empty when
+    /// the request is not multipart).
+    pub fn multipart(self) -> (Request, attachments::Multipart) {
+        let Request {
+            app,
+            param,
+            query,
+            headers,
+            body,
+        } = self;
+        let body = body.into_inner().unwrap_or_else(|e| e.into_inner());
+        let form = attachments::Multipart::new(&headers, body);
+        let rest = Request {
+            app,
+            param,
+            query,
+            headers,
+            body: Mutex::new(Box::pin(futures_util::stream::empty())),
+        };
+        (rest, form)
+    }
 }
 
 /// A JSON reply with a status.
 pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
     warp::reply::with_status(warp::reply::json(value), status).into_response()
-}
-
-/// Runs a handler body, turning its error into the JSON error reply.
-pub async fn respond(handler: impl Future<Output = Result<Response, ApiError>>) -> Response {
-    handler.await.unwrap_or_else(ApiError::into_response)
 }
 
 /// The reply of every DELETE route: `{"deleted": true}`.
@@ -118,24 +176,100 @@ pub fn deleted() -> Response {
     json(StatusCode::OK, &Deleted { deleted: true })
 }
 
-/// Every route of the server.
-pub fn all(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    health::routes(app.clone())
-        .or(crate::openapi::routes())
-        .unify()
-        .or(settings::routes(app.clone()))
-        .unify()
-        .or(columns::routes(app.clone()))
-        .unify()
-        .or(relations::routes(app.clone()))
-        .unify()
-        .or(cards::routes(app.clone()))
-        .unify()
-        .or(comments::routes(app.clone()))
-        .unify()
-        .or(attachments::routes(app.clone()))
-        .unify()
-        .or(files::routes(app))
-        .unify()
-        .boxed()
+fn boxed_body<S, B>(s: S) -> BodyStream
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: Buf,
+{
+    Box::pin(s.map_ok(|mut b| b.copy_to_bytes(b.remaining())))
+}
+
+/// Declares the route table: for each handler, a one-route OpenAPI document
+/// derived from its `#[utoipa::path]` (its method, template, operation and
+/// schemas), paired with the handler.
+macro_rules! route_table {
+    ($($($segment:ident)::+),* $(,)?) => {
+        /// The routes as declared, in the table's order.
+        fn declared() -> Vec<Route> {
+            vec![$({
+                #[derive(utoipa::OpenApi)]
+                #[openapi(paths($($segment)::+))]
+                struct One;
+                Route::new(
+                    <One as utoipa::OpenApi>::openapi(),
+                    |req: Request| -> HandlerFuture { Box::pin($($segment)::+(req)) },
+                )
+            }),*]
+        }
+    };
+}
+
+// The route table: one line per route. The handler's `#[utoipa::path]`
+// declares its method and path template; from this list come the router, the
+// OpenAPI document, the `Allow` of a 405 and the metrics label.
+route_table! {
+    health::health,
+    health::health_head,
+    health::metrics,
+    docs::openapi,
+    settings::get,
+    settings::patch,
+    columns::list,
+    columns::create,
+    columns::reorder,
+    columns::update,
+    columns::delete,
+    cards::create,
+    cards::get,
+    cards::patch,
+    cards::delete,
+    cards::history,
+    cards::board,
+    comments::list,
+    comments::create,
+    comments::patch,
+    comments::delete,
+    comments::upload,
+    attachments::list,
+    attachments::create,
+    attachments::delete,
+    files::download,
+    relations::list,
+    relations::create,
+    relations::delete,
+}
+
+/// Every route of the server, as one filter (which rejects only when the
+/// body cannot be taken): the path is
+/// matched once against the route table; a path the table does not have is
+/// 404, a method its route does not serve is 405 with `Allow`.
+pub fn all(app: Shared) -> impl Filter<Extract = (Response,), Error = warp::Rejection> + Clone {
+    let query = warp::query::raw()
+        .map(Some)
+        .or(warp::any().map(|| None))
+        .unify();
+    warp::method()
+        .and(warp::path::full())
+        .and(query)
+        .and(warp::header::headers_cloned())
+        .and(warp::body::stream().map(boxed_body))
+        .and(warp::any().map(move || app.clone()))
+        .then(
+            |method: Method,
+             path: warp::path::FullPath,
+             query: Option<String>,
+             headers: HeaderMap,
+             body: BodyStream,
+             app: Shared| async move {
+                table()
+                    .dispatch(&method, path.as_str(), |param| Request {
+                        app,
+                        param,
+                        query,
+                        headers,
+                        body: Mutex::new(body),
+                    })
+                    .await
+            },
+        )
 }

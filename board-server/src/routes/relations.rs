@@ -3,27 +3,8 @@
 
 use board_core::{CardId, Input, RelationId};
 use warp::http::StatusCode;
-use warp::reply::Response;
-use warp::Filter;
 
-use super::{body, json, read_body, respond, with_app, BodyStream, Shared};
-use crate::auth::{credentials, Credentials};
-
-/// The relation routes.
-pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    let app = with_app(app);
-    let of_card = warp::path!("api" / "cards" / String / "relations")
-        .and(app.clone())
-        .and(credentials());
-    let list = of_card.clone().and(warp::get()).then(list);
-    let create = of_card.and(warp::post()).and(body()).then(create);
-    let delete = warp::path!("api" / "relations" / String)
-        .and(warp::delete())
-        .and(app)
-        .and(credentials())
-        .then(delete);
-    list.or(create).unify().or(delete).unify().boxed()
-}
+use super::{json, Answer, Request};
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/relations", operation_id = "listRelations", tag = "relations",
@@ -32,16 +13,13 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         (status = 200, description = "Every link of the card, as source or target, oldest first", body = Vec<board_core::Relation>),
     ),
 )]
-pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let links = app
-            .board
-            .card_relations(&actor, &CardId::from_path(&id)?)
-            .await?;
-        Ok(json(StatusCode::OK, &links))
-    })
-    .await
+pub(super) async fn list(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let links = req
+        .board()
+        .card_relations(&actor, &CardId::from_path(req.param())?)
+        .await?;
+    Ok(json(StatusCode::OK, &links))
 }
 
 #[utoipa::path(
@@ -55,23 +33,15 @@ pub(crate) async fn list(id: String, app: Shared, creds: Credentials) -> Respons
         (status = 422, description = "The body failed the schema, or SELF_LINK, CROSS_WORKSPACE_LINK, CROSS_PROJECT_LINK, LINK_CYCLE", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn create(
-    id: String,
-    app: Shared,
-    creds: Credentials,
-    body: BodyStream,
-) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let id = CardId::from_path(&id)?;
-        let bytes = read_body(body).await?;
-        let link = app
-            .board
-            .create_relation(&actor, &id, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::CREATED, &link))
-    })
-    .await
+pub(super) async fn create(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let id = CardId::from_path(req.param())?;
+    let bytes = req.json_body().await?;
+    let link = req
+        .board()
+        .create_relation(&actor, &id, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::CREATED, &link))
 }
 
 #[utoipa::path(
@@ -81,13 +51,10 @@ pub(crate) async fn create(
         (status = 200, description = "The link is gone from both cards", body = super::Deleted),
     ),
 )]
-pub(crate) async fn delete(id: String, app: Shared, creds: Credentials) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        app.board
-            .delete_relation(&actor, &RelationId::from_path(&id)?)
-            .await?;
-        Ok(super::deleted())
-    })
-    .await
+pub(super) async fn delete(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    req.board()
+        .delete_relation(&actor, &RelationId::from_path(req.param())?)
+        .await?;
+    Ok(super::deleted())
 }

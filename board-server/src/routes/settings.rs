@@ -1,24 +1,9 @@
 //! `GET /api/settings?tenant=ID` (Viewer) and `PATCH /api/settings` (Admin).
 
-use std::collections::HashMap;
-
 use board_core::Input;
 use warp::http::StatusCode;
-use warp::reply::Response;
-use warp::Filter;
 
-use super::{body, json, query, read_body, respond, with_app, BodyStream, Shared};
-use crate::auth::{credentials, Credentials};
-
-/// The settings routes.
-pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
-    let base = warp::path!("api" / "settings")
-        .and(with_app(app))
-        .and(credentials());
-    let get = base.clone().and(warp::get()).and(query()).then(get);
-    let patch = base.and(warp::patch()).and(body()).then(patch);
-    get.or(patch).unify().boxed()
-}
+use super::{json, Answer, Request};
 
 #[utoipa::path(
     get, path = "/api/settings", operation_id = "getSettings", tag = "settings",
@@ -28,14 +13,12 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn get(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let tenant = q.get("tenant").map(String::as_str);
-        let settings = app.board.settings(&actor, tenant).await?;
-        Ok(json(StatusCode::OK, &settings))
-    })
-    .await
+pub(super) async fn get(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let q = req.query();
+    let tenant = q.get("tenant").map(String::as_str);
+    let settings = req.board().settings(&actor, tenant).await?;
+    Ok(json(StatusCode::OK, &settings))
 }
 
 #[utoipa::path(
@@ -47,15 +30,12 @@ pub(crate) async fn get(app: Shared, creds: Credentials, q: HashMap<String, Stri
         (status = 422, description = "The body failed the schema (VALIDATION_FAILED, with details), or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
-pub(crate) async fn patch(app: Shared, creds: Credentials, body: BodyStream) -> Response {
-    respond(async move {
-        let actor = creds.actor(&app.board).await?;
-        let bytes = read_body(body).await?;
-        let settings = app
-            .board
-            .update_settings(&actor, Input::from_body(&bytes))
-            .await?;
-        Ok(json(StatusCode::OK, &settings))
-    })
-    .await
+pub(super) async fn patch(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let bytes = req.json_body().await?;
+    let settings = req
+        .board()
+        .update_settings(&actor, Input::from_body(&bytes))
+        .await?;
+    Ok(json(StatusCode::OK, &settings))
 }
