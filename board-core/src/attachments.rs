@@ -12,6 +12,7 @@ use crate::access::{Actor, Role};
 use crate::db::{new_id, now, Lock};
 use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
+use crate::events::Change;
 use crate::files::FileReader;
 use crate::ids::{is_cuid, AttachmentId, CardId};
 use crate::Board;
@@ -233,14 +234,15 @@ impl Board {
 
     /// The checks every upload starts with: the card exists (404), the actor
     /// writes in its workspace (403), attachments are on (403).
-    async fn upload_allowed(&self, actor: &Actor, card: &CardId) -> Result<()> {
+    /// The card's workspace, once the actor may upload to the card.
+    async fn upload_allowed(&self, actor: &Actor, card: &CardId) -> Result<String> {
         let found = self.find_card(&self.pool, card.as_str()).await?;
         self.require(&self.pool, actor, &found.tenant_id, Role::Member)
             .await?;
         if !self.attachments_enabled {
             return Err(Error::AttachmentsDisabled);
         }
-        Ok(())
+        Ok(found.tenant_id)
     }
 
     /// Uploads images for a comment of `card` (Member): stored loose with scope
@@ -251,8 +253,9 @@ impl Board {
         card: &CardId,
         source: &mut S,
     ) -> Result<Vec<Attachment>> {
-        self.upload_allowed(actor, card).await?;
-        self.store_upload(card, Scope::Comment, source).await
+        let ws = self.upload_allowed(actor, card).await?;
+        self.store_upload((actor, &ws), card, Scope::Comment, source)
+            .await
     }
 
     /// Attaches files to `card` (Member): images, PDF, zip, Office Open XML and
@@ -263,14 +266,16 @@ impl Board {
         card: &CardId,
         source: &mut S,
     ) -> Result<Vec<Attachment>> {
-        self.upload_allowed(actor, card).await?;
-        self.store_upload(card, Scope::Card, source).await
+        let ws = self.upload_allowed(actor, card).await?;
+        self.store_upload((actor, &ws), card, Scope::Card, source)
+            .await
     }
 
     /// Reads every file part to a temporary file, then commits all rows in one
     /// transaction and publishes the files. Any failure discards every temporary.
     async fn store_upload<S: UploadSource>(
         &self,
+        by: (&Actor, &str),
         card: &CardId,
         scope: Scope,
         source: &mut S,
@@ -284,7 +289,7 @@ impl Board {
             Ok(()) if pending.is_empty() => Err(Error::NoFile(
                 "the upload holds no file (form field `files` or `file`)".into(),
             )),
-            Ok(()) => self.insert_rows(card, scope, &pending).await,
+            Ok(()) => self.insert_rows(by, card, scope, &pending).await,
             Err(e) => Err(e),
         };
         match result {
@@ -358,8 +363,11 @@ impl Board {
         Ok(())
     }
 
+    /// The rows of an upload, in one transaction with one
+    /// `attachment.created` event per file.
     async fn insert_rows(
         &self,
+        (actor, ws): (&Actor, &str),
         card: &CardId,
         scope: Scope,
         pending: &[Pending],
@@ -388,6 +396,9 @@ impl Board {
         let mut rows = Vec::new();
         for id in &ids {
             rows.extend(select(&mut *tx, "WHERE id = $1", &[id]).await?);
+        }
+        for row in &rows {
+            tx.emit(Change::new("attachment.created", ws, actor, row, &[]));
         }
         tx.commit().await?;
         Ok(rows)
@@ -420,6 +431,8 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("attachment"));
         }
+        let event = Change::deleted("attachment.deleted", &card.tenant_id, actor, id.as_str());
+        tx.emit(event);
         tx.commit().await?;
         self.remove_files(&[found.stored_name]).await;
         Ok(())

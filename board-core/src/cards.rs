@@ -12,6 +12,7 @@ use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::columns::Column;
 use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule};
+use crate::events::Change;
 use crate::history;
 use crate::ids::{CardId, ColumnId, ProjectId, WorkspaceId};
 use crate::validate::{self, Fields, FromJson, Input};
@@ -264,6 +265,7 @@ impl Board {
             .fetch_one(&mut *tx)
             .await?;
         history::record(&mut tx, &id, None, &column_name).await?;
+        tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
     }
@@ -296,6 +298,13 @@ impl Board {
                 .bind(at)
                 .fetch_one(&mut *tx)
                 .await?;
+            tx.emit(Change::new(
+                "card.updated",
+                &card.tenant_id,
+                actor,
+                &card,
+                &[],
+            ));
             tx.commit().await?;
             return Ok(card);
         };
@@ -330,6 +339,14 @@ impl Board {
             .fetch_one(&mut *tx)
             .await?;
         history::record(&mut tx, id.as_str(), Some(&from_name), &to_name).await?;
+        let from = [("fromColumnId", card.column_id.as_str().into())];
+        tx.emit(Change::new(
+            "card.moved",
+            &moved.tenant_id,
+            actor,
+            &moved,
+            &from,
+        ));
         tx.commit().await?;
         Ok(moved)
     }
@@ -367,7 +384,7 @@ impl Board {
     /// relations (Member).
     pub async fn delete_card(&self, actor: &Actor, id: &CardId) -> Result<()> {
         let place = self.place_card(actor, id.as_str(), Role::Member).await?;
-        let (mut tx, _, _) = self.write_card(place).await?;
+        let (mut tx, card, _) = self.write_card(place).await?;
         // The card row too: uploads and comments of the card wait for it.
         tx.lock(Lock::Card(id.as_str())).await?;
         let files: Vec<String> =
@@ -379,6 +396,8 @@ impl Board {
             .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
+        let deleted = Change::deleted("card.deleted", &card.tenant_id, actor, id.as_str());
+        tx.emit(deleted);
         tx.commit().await?;
         self.remove_files(&files).await;
         Ok(())

@@ -10,6 +10,7 @@ use crate::access::{Actor, Role};
 use crate::attachments::{self, Attachment};
 use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::events::Change;
 use crate::ids::{AttachmentId, CardId, CommentId};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
@@ -179,7 +180,10 @@ impl Board {
         card: &CardId,
         input: Input<CommentInput>,
     ) -> Result<Comment> {
-        self.reach_card(actor, card.as_str(), Role::Member).await?;
+        let ws = self
+            .reach_card(actor, card.as_str(), Role::Member)
+            .await?
+            .tenant_id;
         let input = input.open()?.checked()?;
         let mut tx = self.write(Lock::Card(card.as_str())).await?;
         let id = new_id();
@@ -205,6 +209,7 @@ impl Board {
             bind_loose(&mut tx, card.as_str(), &id, &ids).await?;
             load(&mut tx, &id).await?
         };
+        tx.emit(Change::new("comment.created", &ws, actor, &comment, &[]));
         tx.commit().await?;
         Ok(comment)
     }
@@ -254,6 +259,13 @@ impl Board {
             bind_loose(&mut tx, &card, id.as_str(), &new).await?;
         }
         let comment = load(&mut tx, id.as_str()).await?;
+        tx.emit(Change::new(
+            "comment.updated",
+            &workspace,
+            actor,
+            &comment,
+            &[],
+        ));
         tx.commit().await?;
         self.remove_files(&removed).await;
         Ok(comment)
@@ -281,6 +293,8 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("comment"));
         }
+        let event = Change::deleted("comment.deleted", &workspace, actor, id.as_str());
+        tx.emit(event);
         tx.commit().await?;
         self.remove_files(&files).await;
         Ok(())

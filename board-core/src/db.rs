@@ -13,6 +13,7 @@ use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Transaction};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use crate::error::{Error, Result};
+use crate::events::{Change, Feed};
 
 /// Which database engine a [`crate::Board`] talks to, read from the URL scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +141,10 @@ pub(crate) struct WriteTx {
     held: u8,
     /// SQLite: this process's turn to write, taken in arrival order.
     turn: Option<OwnedMutexGuard<()>>,
+    /// The change's events, written just before `COMMIT`.
+    events: Vec<Change>,
+    /// Told of a committed event.
+    feed: Feed,
 }
 
 /// The queue of this process's SQLite writers.
@@ -202,6 +207,7 @@ impl WriteTx {
         pool: &AnyPool,
         backend: Backend,
         queue: &WriteQueue,
+        feed: &Feed,
     ) -> Result<WriteTx> {
         let (tx, turn) = match backend {
             Backend::Sqlite => {
@@ -215,6 +221,8 @@ impl WriteTx {
             backend,
             held: 0,
             turn,
+            events: Vec::new(),
+            feed: feed.clone(),
         })
     }
 
@@ -306,10 +314,30 @@ impl WriteTx {
         }
     }
 
-    /// Commits the change and releases every lock (then the next writer's turn).
+    /// Records an event of the change (contract §11), written to the outbox
+    /// with the change when it commits.
+    pub(crate) fn emit(&mut self, change: Change) {
+        self.events.push(change);
+    }
+
+    /// Writes the event (if any), commits the change and releases every lock
+    /// (then the next writer's turn), and tells this process's feed.
     pub(crate) async fn commit(mut self) -> Result<()> {
+        let events = std::mem::take(&mut self.events);
+        for change in &events {
+            sqlx::query(crate::events::insert_sql(self.backend))
+                .bind(change.workspace.as_str())
+                .bind(change.kind)
+                .bind(change.at.as_str())
+                .bind(change.data.as_str())
+                .execute(self.conn())
+                .await?;
+        }
         let tx = self.tx.take().expect("an open transaction");
         tx.commit().await?;
+        if !events.is_empty() {
+            self.feed.wake();
+        }
         Ok(())
     }
 }

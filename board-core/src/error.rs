@@ -156,6 +156,9 @@ pub enum Error {
     /// The file system failed.
     #[error("file error: {0}")]
     Io(#[from] std::io::Error),
+    /// A state the service should never reach (an unreadable stored row).
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
 impl Error {
@@ -186,7 +189,7 @@ impl Error {
             Error::Rule(rule, _) => rule.code(),
             Error::Unavailable(_) => "UNAVAILABLE",
             Error::NoDatabase(_) => "NO_DATABASE",
-            Error::Config(_) | Error::Database(_) | Error::Io(_) => "INTERNAL",
+            Error::Config(_) | Error::Database(_) | Error::Io(_) | Error::Internal(_) => "INTERNAL",
         }
     }
 
@@ -204,7 +207,11 @@ impl Error {
             Error::UnsupportedFormat(_) => 415,
             Error::Validation(_) | Error::Rule(..) => 422,
             Error::Unavailable(_) => 503,
-            Error::Config(_) | Error::Database(_) | Error::Io(_) | Error::NoDatabase(_) => 500,
+            Error::Config(_)
+            | Error::Database(_)
+            | Error::Io(_)
+            | Error::NoDatabase(_)
+            | Error::Internal(_) => 500,
         }
     }
 

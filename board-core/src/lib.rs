@@ -42,6 +42,7 @@ pub mod db;
 mod detect;
 mod directory;
 pub mod error;
+pub mod events;
 pub mod files;
 pub mod history;
 pub mod ids;
@@ -68,6 +69,7 @@ pub use comments::{Comment, CommentInput};
 pub use db::Backend;
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
+pub use events::{Event, FeedItem, Subscription};
 pub use files::{FileStore, LocalDir};
 pub use history::HistoryEntry;
 pub use ids::*;
@@ -135,6 +137,8 @@ pub struct Board {
     max_attachment_bytes: u64,
     attachments_enabled: bool,
     writers: db::WriteQueue,
+    feed: events::Feed,
+    database_url: String,
 }
 
 impl Board {
@@ -170,6 +174,8 @@ impl Board {
             max_attachment_bytes: options.max_attachment_bytes,
             attachments_enabled: options.attachments_enabled,
             writers: db::WriteQueue::default(),
+            feed: events::Feed::default(),
+            database_url: options.database_url,
         })
     }
 
@@ -221,6 +227,6 @@ impl Board {
     /// nothing from rows another writer could change: creations backed by a
     /// unique or foreign key, single-statement updates.
     pub(crate) async fn write_unlocked(&self) -> Result<db::WriteTx> {
-        db::WriteTx::begin(&self.pool, self.backend, &self.writers).await
+        db::WriteTx::begin(&self.pool, self.backend, &self.writers, &self.feed).await
     }
 }

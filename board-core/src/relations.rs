@@ -14,6 +14,7 @@ use crate::access::{Actor, Role};
 use crate::cards::Card;
 use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{is_unique_violation, Error, Result, Rule};
+use crate::events::Change;
 use crate::ids::{CardId, RelationId};
 use crate::settings;
 use crate::validate::{self, Fields, FromJson, Input};
@@ -179,6 +180,8 @@ impl Board {
         .execute(&mut *tx)
         .await
         .map_err(insert_error)?;
+        let ws = source_card.tenant_id.as_str();
+        tx.emit(Change::new("relation.created", ws, actor, &relation, &[]));
         tx.commit().await?;
         Ok(relation)
     }
@@ -245,6 +248,8 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("relation"));
         }
+        let event = Change::deleted("relation.deleted", &workspace, actor, id.as_str());
+        tx.emit(event);
         tx.commit().await?;
         Ok(())
     }

@@ -8,6 +8,7 @@ use sqlx::{Any, Executor, Row};
 use crate::access::{Actor, Role};
 use crate::db::{flag, Lock};
 use crate::error::{Error, Result};
+use crate::events::Change;
 use crate::ids::WorkspaceId;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
@@ -139,6 +140,7 @@ impl Board {
         .bind(i64::from(next.allow_cross_project_links))
         .execute(&mut *tx)
         .await?;
+        tx.emit(Change::new("settings.updated", ws, actor, &next, &[]));
         tx.commit().await?;
         Ok(next)
     }

@@ -3,6 +3,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
@@ -45,4 +46,45 @@ pub struct Config {
         value_parser = crate::browser::AllowedOrigins::parse
     )]
     pub allowed_origins: crate::browser::AllowedOrigins,
+    /// How long live events are kept for resuming streams (`90m`, `24h`, `7d`).
+    #[arg(long, env = "BOARD_EVENTS_RETENTION", default_value = "24h", value_parser = parse_duration)]
+    pub events_retention: Duration,
+    /// The most event streams (`GET /api/events`) open at once; one more is
+    /// answered 503.
+    #[arg(long, env = "BOARD_MAX_EVENT_STREAMS", default_value_t = 10_000)]
+    pub max_event_streams: usize,
+    /// How often an open event stream checks again that its credential is
+    /// valid and still reaches its workspace (at most 60 s).
+    #[arg(long, env = "BOARD_EVENTS_RECHECK", default_value = "30s", value_parser = parse_recheck, hide = true)]
+    pub events_recheck: Duration,
+}
+
+/// A duration: a whole number with a unit, `s`, `m`, `h` or `d` (`90m`, `24h`).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
+    let (n, unit) = s.split_at(split);
+    let n: u64 = n
+        .parse()
+        .map_err(|_| format!("{s:?} is not a duration: give a number and a unit, e.g. 24h"))?;
+    let secs = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => {
+            return Err(format!(
+                "{s:?} is not a duration: the unit is s, m, h or d, e.g. 90m or 24h"
+            ))
+        }
+    };
+    Ok(Duration::from_secs(secs))
+}
+
+fn parse_recheck(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() || d > Duration::from_secs(60) {
+        return Err(format!("{s:?}: the recheck is between 1s and 60s"));
+    }
+    Ok(d)
 }

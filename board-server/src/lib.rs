@@ -67,7 +67,7 @@ impl Server {
         options.max_attachment_bytes = config.max_attachment_bytes;
         options.attachments_enabled = config.attachments == config::Switch::On;
         let board = Board::open_with(options).await?;
-        sweep(&board).await;
+        sweep(&board, config.events_retention).await;
         let first_run = board.bootstrap().await?;
         Ok(Server {
             listener,
@@ -107,10 +107,11 @@ impl Server {
             config,
             ..
         } = self;
-        let sweeper = tokio::spawn(sweep_hourly(board.clone()));
+        let sweeper = tokio::spawn(sweep_hourly(board.clone(), config.events_retention));
         let metrics = Arc::new(metrics::Metrics::default());
         let app = Arc::new(routes::App {
             board: board.clone(),
+            streams: Arc::new(tokio::sync::Semaphore::new(config.max_event_streams)),
             config,
             metrics: metrics.clone(),
         });
@@ -133,8 +134,12 @@ impl Server {
 }
 
 /// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h)
-/// and logs what it removed.
-async fn sweep(board: &Board) {
+/// and the events' retention, and logs what they removed.
+async fn sweep(board: &Board, retention: std::time::Duration) {
+    match board.prune_events(retention).await {
+        Ok(n) => tracing::info!(events = n, "events pruned"),
+        Err(e) => tracing::warn!(error = %e, "pruning events failed"),
+    }
     match board.sweep().await {
         Ok(r) => tracing::info!(
             loose_uploads = r.loose_uploads.len(),
@@ -147,12 +152,12 @@ async fn sweep(board: &Board) {
     }
 }
 
-async fn sweep_hourly(board: Board) {
+async fn sweep_hourly(board: Board, retention: std::time::Duration) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
     tick.tick().await;
     loop {
         tick.tick().await;
-        sweep(&board).await;
+        sweep(&board, retention).await;
     }
 }
 

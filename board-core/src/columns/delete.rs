@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::access::{Actor, Role};
 use crate::db::{Lock, WriteTx};
 use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::events::Change;
 use crate::history;
 use crate::ids::ColumnId;
 use crate::validate::{self, Fields, FromJson, Input};
@@ -141,6 +142,10 @@ impl Board {
             cards_moved: 0,
             cards_deleted: 0,
         };
+        let (fate, target_id) = match &del.cards {
+            CardsFate::Move { target } => ("MOVE", Value::from(target.as_str())),
+            CardsFate::Delete { .. } => ("DELETE", Value::Null),
+        };
         match del.cards {
             CardsFate::Move { target } => {
                 let to_name = target_in_set(&mut tx, &target, id, &set).await?;
@@ -167,6 +172,15 @@ impl Board {
             .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
+        // One event for the whole deletion, however many cards it took.
+        let extra = [
+            ("cards", Value::from(fate)),
+            ("targetColumnId", target_id),
+            ("cardsMoved", Value::from(outcome.cards_moved)),
+            ("cardsDeleted", Value::from(outcome.cards_deleted)),
+        ];
+        let subject = serde_json::json!({ "id": id.as_str() });
+        tx.emit(Change::new("column.deleted", &ws, actor, &subject, &extra));
         tx.commit().await?;
         self.remove_files(&files).await;
         Ok(outcome)

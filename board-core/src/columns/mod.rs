@@ -21,6 +21,7 @@ use sqlx::{Any, Executor, Row};
 use crate::access::{check_role, Actor, Role};
 use crate::db::{flag, new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, ValidationErrors};
+use crate::events::Change;
 use crate::ids::{ColumnId, ProjectId, WorkspaceId};
 use crate::settings;
 use crate::validate::{self, Fields, FromJson, Input};
@@ -291,15 +292,17 @@ impl Board {
         .await?;
         let done = new.done || count == 0;
         let id = insert_column(&mut tx, &set, &new.name, new.color, next, done).await?;
-        tx.commit().await?;
-        Ok(Column {
+        let column = Column {
             id,
             project_id: new.project_id,
             name: new.name,
             accent: new.color,
             position: next,
             done,
-        })
+        };
+        tx.emit(Change::new("column.created", ws, actor, &column, &[]));
+        tx.commit().await?;
+        Ok(column)
     }
 
     /// The workspace and set of a column; 404 when it does not exist.

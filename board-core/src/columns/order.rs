@@ -8,6 +8,7 @@ use serde_json::Value;
 use crate::access::{Actor, Role};
 use crate::db::Lock;
 use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::events::Change;
 use crate::ids::ColumnId;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
@@ -145,6 +146,10 @@ impl Board {
             place = place.bind(id.as_str()).bind(*position);
         }
         place.execute(&mut *tx).await?;
+        let mut reordered = self.set_columns(&mut *tx, set).await?;
+        reordered.retain(|c| ids.contains(&c.id));
+        let ws = homes[0].0.as_str();
+        tx.emit(Change::new("columns.reordered", ws, actor, &reordered, &[]));
         tx.commit().await?;
         Ok(ids.len())
     }

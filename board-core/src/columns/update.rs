@@ -6,6 +6,7 @@ use super::{accent, Accent, Column};
 use crate::access::{Actor, Role};
 use crate::db::Lock;
 use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::events::Change;
 use crate::ids::ColumnId;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
@@ -104,6 +105,7 @@ impl Board {
         .execute(&mut *tx)
         .await?;
         let column = self.find_column(&mut *tx, id.as_str()).await?;
+        tx.emit(Change::new("column.updated", &ws, actor, &column, &[]));
         tx.commit().await?;
         Ok(column)
     }

@@ -9,6 +9,7 @@ mod cards;
 mod columns;
 mod comments;
 mod docs;
+mod events;
 mod files;
 mod health;
 mod relations;
@@ -43,6 +44,8 @@ pub struct App {
     pub config: Config,
     /// Request counters and latencies, for `GET /metrics`.
     pub metrics: Arc<crate::metrics::Metrics>,
+    /// The places for open event streams (`--max-event-streams`).
+    pub streams: Arc<tokio::sync::Semaphore>,
 }
 
 /// The shared application state.
@@ -237,6 +240,7 @@ route_table! {
     relations::list,
     relations::create,
     relations::delete,
+    events::stream,
 }
 
 /// Every route of the server, as one filter (which rejects only when the

@@ -1,0 +1,459 @@
+//! Live events (contract §11): the outbox every write appends to, and the
+//! feed that reads it back in commit order.
+//!
+//! **Writing.** An operation describes its change as a [`Change`] and hands it
+//! to its write transaction ([`crate::db::WriteTx::emit`]); the transaction
+//! writes it with one statement just before `COMMIT`. Its seq comes from
+//! `event_log.last_seq`, under the database write lock (SQLite) or the
+//! `event_log` row lock (PostgreSQL) held until commit, so events commit in
+//! seq order: once a reader has seen seq N, no event below N can appear later.
+//! A refused or rolled-back change writes nothing. On PostgreSQL the same
+//! statement sends `NOTIFY board_events`.
+//!
+//! **Reading.** Each [`crate::Board`] has one reader task (started by the first
+//! subscriber) that reads the outbox after the last seq it has seen and fans
+//! every event out to all subscribers through a broadcast channel: one query
+//! per wake-up, whatever the number of streams. It wakes on this process's own
+//! commits at once, on `NOTIFY` from other processes (PostgreSQL), and every
+//! [`POLL`] in any case (SQLite: another process such as the CLI).
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+use tokio::sync::{broadcast, Notify};
+
+use crate::access::{Actor, Role};
+use crate::db::Backend;
+use crate::error::{Error, Result};
+use crate::ids::WorkspaceId;
+use crate::Board;
+
+/// How often the reader looks at the outbox without being woken: the bound
+/// on how late another process's commit (without `NOTIFY`) is seen.
+pub const POLL: Duration = Duration::from_millis(250);
+
+/// How many events the broadcast channel holds for a slow subscriber; one
+/// that falls further behind reads the outbox again from where it was.
+const CHANNEL: usize = 4096;
+
+/// How many events one read of the outbox takes.
+const BATCH: i64 = 1000;
+
+/// One committed change, as the stream sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Its place in the installation's order (only grows).
+    pub seq: i64,
+    /// The type (`card.moved`).
+    pub kind: String,
+    /// The workspace it happened in.
+    pub workspace_id: String,
+    /// The `data` line: `{seq, type, tenantId, at, actorId, subject, …}` as
+    /// one line of JSON.
+    pub data: String,
+}
+
+impl Event {
+    fn from_row(row: &AnyRow) -> Result<Event> {
+        let seq: i64 = row.try_get("seq")?;
+        let stored: String = row.try_get("data")?;
+        let mut data: Map<String, Value> = serde_json::from_str(&stored)
+            .map_err(|e| Error::Internal(format!("an unreadable event {seq}: {e}")))?;
+        data.insert("seq".into(), Value::from(seq));
+        Ok(Event {
+            seq,
+            kind: row.try_get("type")?,
+            workspace_id: row.try_get("workspace_id")?,
+            data: Value::Object(data).to_string(),
+        })
+    }
+}
+
+/// A change an operation describes for the outbox: written by its write
+/// transaction just before it commits.
+#[derive(Debug)]
+pub(crate) struct Change {
+    pub(crate) workspace: String,
+    pub(crate) kind: &'static str,
+    /// `data` without `seq`, as JSON text.
+    pub(crate) data: String,
+    pub(crate) at: String,
+}
+
+impl Change {
+    /// The change `kind` in `workspace` by `actor`, with `subject` (the
+    /// resource after the change, in its API shape) and `extra` fields of
+    /// `data` (`fromColumnId`, …).
+    pub(crate) fn new(
+        kind: &'static str,
+        workspace: &str,
+        actor: &Actor,
+        subject: &impl Serialize,
+        extra: &[(&str, Value)],
+    ) -> Change {
+        let at = crate::db::now();
+        let mut data = Map::new();
+        data.insert("type".into(), Value::from(kind));
+        data.insert("tenantId".into(), Value::from(workspace));
+        data.insert("at".into(), Value::from(at.as_str()));
+        data.insert(
+            "actorId".into(),
+            actor
+                .account()
+                .map_or(Value::Null, |a| Value::from(a.as_str())),
+        );
+        data.insert(
+            "subject".into(),
+            serde_json::to_value(subject).unwrap_or(Value::Null),
+        );
+        for (k, v) in extra {
+            data.insert((*k).to_string(), v.clone());
+        }
+        Change {
+            workspace: workspace.to_string(),
+            kind,
+            data: Value::Object(data).to_string(),
+            at,
+        }
+    }
+
+    /// A deletion: the subject is `{id}`.
+    pub(crate) fn deleted(kind: &'static str, workspace: &str, actor: &Actor, id: &str) -> Change {
+        Change::new(
+            kind,
+            workspace,
+            actor,
+            &serde_json::json!({ "id": id }),
+            &[],
+        )
+    }
+}
+
+/// The statement that appends a change to the outbox, taking its seq.
+pub(crate) fn insert_sql(backend: Backend) -> &'static str {
+    match backend {
+        // The trigger `events_seq` moves `last_seq` on.
+        Backend::Sqlite => {
+            "INSERT INTO events (seq, workspace_id, type, at, data) \
+             SELECT last_seq + 1, $1, $2, $3, $4 FROM event_log WHERE id = 1"
+        }
+        Backend::Postgres => {
+            "WITH s AS (UPDATE event_log SET last_seq = last_seq + 1 WHERE id = 1 \
+                        RETURNING last_seq), \
+                  i AS (INSERT INTO events (seq, workspace_id, type, at, data) \
+                        SELECT last_seq, $1, $2, $3, $4 FROM s RETURNING seq) \
+             SELECT pg_notify('board_events', seq::text) FROM i"
+        }
+    }
+}
+
+/// The feed of one [`Board`]: the broadcast of every event read from the
+/// outbox, and the reader's wake-up.
+#[derive(Debug, Clone)]
+pub(crate) struct Feed(Arc<FeedInner>);
+
+#[derive(Debug)]
+struct FeedInner {
+    wake: Notify,
+    sender: broadcast::Sender<Arc<Event>>,
+    started: AtomicBool,
+}
+
+impl Default for Feed {
+    fn default() -> Self {
+        Feed(Arc::new(FeedInner {
+            wake: Notify::new(),
+            sender: broadcast::channel(CHANNEL).0,
+            started: AtomicBool::new(false),
+        }))
+    }
+}
+
+impl Feed {
+    /// Tells the reader this process committed an event.
+    pub(crate) fn wake(&self) {
+        self.0.wake.notify_one();
+    }
+}
+
+/// What a stream receives next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FeedItem {
+    /// Events after the resume point are no longer retained: reload the board.
+    Reset,
+    /// The next event of the workspace.
+    Event(Arc<Event>),
+}
+
+/// A workspace's events for one stream: the retained events after its resume
+/// point, then the live ones, each once and in seq order.
+#[derive(Debug)]
+pub struct Subscription {
+    board: Board,
+    workspace: String,
+    /// The last seq delivered (or skipped as another workspace's).
+    last: i64,
+    pending: VecDeque<FeedItem>,
+    live: broadcast::Receiver<Arc<Event>>,
+}
+
+impl Subscription {
+    /// The next item; waits for one.
+    pub async fn next(&mut self) -> Result<FeedItem> {
+        loop {
+            if let Some(item) = self.pending.pop_front() {
+                return Ok(item);
+            }
+            match self.live.recv().await {
+                Ok(event) if event.seq <= self.last => {}
+                // Seqs have no holes: everything up to this one is committed.
+                Ok(event) if event.seq == self.last + 1 => {
+                    self.last = event.seq;
+                    if event.workspace_id == self.workspace {
+                        return Ok(FeedItem::Event(event));
+                    }
+                }
+                // The broadcast is ahead of this stream (it started after the
+                // catch-up read): read what lies between from the outbox.
+                Ok(event) => self.catch_up(event.seq).await?,
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    let head = self.board.event_head().await?.0;
+                    self.catch_up(head).await?;
+                }
+                Err(broadcast::error::RecvError::Closed) => {
+                    return Err(Error::Internal("the event feed stopped".into()))
+                }
+            }
+        }
+    }
+
+    /// The seq of the last event delivered or passed over.
+    pub fn last_seq(&self) -> i64 {
+        self.last
+    }
+
+    /// Reads the workspace's events after `last` up to `head` (committed)
+    /// into `pending`.
+    async fn catch_up(&mut self, head: i64) -> Result<()> {
+        while self.last < head {
+            let events = self
+                .board
+                .workspace_events(&self.workspace, self.last, head)
+                .await?;
+            let full = events.len() as i64 == BATCH;
+            match events.last() {
+                Some(e) if full => self.last = e.seq,
+                _ => self.last = head,
+            }
+            self.pending
+                .extend(events.into_iter().map(|e| FeedItem::Event(Arc::new(e))));
+        }
+        Ok(())
+    }
+}
+
+impl Board {
+    /// Subscribes `actor` (a Viewer of `workspace`) to its events after
+    /// `after` (`None`: only those committed from now on). A resume from
+    /// before what is retained starts with [`FeedItem::Reset`].
+    pub async fn subscribe(
+        &self,
+        actor: &Actor,
+        workspace: &WorkspaceId,
+        after: Option<i64>,
+    ) -> Result<Subscription> {
+        self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
+            .await?;
+        self.start_reader();
+        // Subscribed before the catch-up read: nothing falls between the two.
+        let live = self.feed.0.sender.subscribe();
+        let (head, pruned) = self.event_head().await?;
+        let mut sub = Subscription {
+            board: self.clone(),
+            workspace: workspace.as_str().to_string(),
+            last: head,
+            pending: VecDeque::new(),
+            live,
+        };
+        if let Some(after) = after {
+            if after < pruned {
+                sub.pending.push_back(FeedItem::Reset);
+            }
+            sub.last = after.max(pruned).min(head);
+            sub.catch_up(head).await?;
+        }
+        Ok(sub)
+    }
+
+    /// Whether `actor` may still follow `workspace` (Viewer): a stream checks
+    /// it again every so often and ends when it fails.
+    pub async fn can_follow(&self, actor: &Actor, workspace: &WorkspaceId) -> Result<()> {
+        self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
+            .await
+    }
+
+    /// The last seq written, and the last seq retention removed.
+    async fn event_head(&self) -> Result<(i64, i64)> {
+        let row = sqlx::query("SELECT last_seq, pruned_through FROM event_log WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok((row.try_get("last_seq")?, row.try_get("pruned_through")?))
+    }
+
+    /// The workspace's retained events after `after` up to `head`, in seq
+    /// order (at most [`BATCH`]).
+    async fn workspace_events(&self, workspace: &str, after: i64, head: i64) -> Result<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT seq, workspace_id, type, data FROM events \
+             WHERE workspace_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
+        )
+        .bind(workspace)
+        .bind(after)
+        .bind(head)
+        .bind(BATCH)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Event::from_row).collect()
+    }
+
+    /// Every retained event after `seq`, of every workspace, in seq order
+    /// (at most `limit`).
+    async fn events_after_seq(&self, seq: i64, limit: i64) -> Result<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT seq, workspace_id, type, data FROM events WHERE seq > $1 ORDER BY seq LIMIT $2",
+        )
+        .bind(seq)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Event::from_row).collect()
+    }
+
+    /// Removes the events written before `retention` ago, keeping the last
+    /// seq removed (a resume from before it gets `reset`). Returns how many.
+    pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
+        let cutoff = crate::db::now_plus(-(retention.as_secs() as i64));
+        let mut tx = self.write_unlocked().await?;
+        let row = sqlx::query(
+            "UPDATE event_log SET pruned_through = COALESCE( \
+                 (SELECT MAX(seq) FROM events WHERE at < $1), pruned_through) \
+             WHERE id = 1 RETURNING pruned_through",
+        )
+        .bind(&cutoff)
+        .fetch_one(&mut *tx)
+        .await?;
+        let through: i64 = row.try_get("pruned_through")?;
+        let done = sqlx::query("DELETE FROM events WHERE seq <= $1")
+            .bind(through)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected())
+    }
+
+    /// Starts this board's reader task once.
+    fn start_reader(&self) {
+        if self.feed.0.started.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let board = self.clone();
+        tokio::spawn(async move { board.read_outbox().await });
+    }
+
+    /// The reader: reads the outbox after the last seq it has seen whenever
+    /// it is woken (own commit, `NOTIFY`) or [`POLL`] has passed, and
+    /// broadcasts each event.
+    async fn read_outbox(self) {
+        let mut listener = match self.backend {
+            Backend::Postgres => listen(&self.database_url).await,
+            Backend::Sqlite => None,
+        };
+        let mut last: i64 = loop {
+            match self.event_head().await {
+                Ok((seq, _)) => break seq,
+                Err(e) => {
+                    tracing::warn!(error = %e, "event feed: cannot read the outbox; retrying");
+                    tokio::time::sleep(POLL).await;
+                }
+            }
+        };
+        loop {
+            if self.pool.is_closed() {
+                return;
+            }
+            match self.events_after_seq(last, BATCH).await {
+                Ok(events) => {
+                    let full = events.len() as i64 == BATCH;
+                    for event in events {
+                        last = event.seq;
+                        // No subscriber is not an error.
+                        self.feed.0.sender.send(Arc::new(event)).ok();
+                    }
+                    if full {
+                        continue;
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "event feed: reading the outbox failed"),
+            }
+            let wake = self.feed.0.wake.notified();
+            match listener.as_mut() {
+                Some(l) => {
+                    tokio::select! {
+                        _ = wake => {}
+                        n = l.recv() => if n.is_err() {
+                            // Reconnects on the next recv; the poll covers the gap.
+                            tokio::time::sleep(POLL).await;
+                        },
+                        _ = tokio::time::sleep(POLL) => {}
+                    }
+                }
+                None => {
+                    tokio::select! {
+                        _ = wake => {}
+                        _ = tokio::time::sleep(POLL) => {}
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A `LISTEN board_events` connection (PostgreSQL), or `None` when it cannot
+/// be opened (the poll then carries the feed alone).
+async fn listen(url: &str) -> Option<sqlx::postgres::PgListener> {
+    let mut listener = sqlx::postgres::PgListener::connect(url)
+        .await
+        .map_err(|e| tracing::warn!(error = %e, "event feed: LISTEN failed; polling"))
+        .ok()?;
+    listener.listen("board_events").await.ok()?;
+    Some(listener)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_carries_the_contract_fields() {
+        let c = Change::new(
+            "card.moved",
+            "w",
+            &Actor::Operator,
+            &serde_json::json!({"id": "c"}),
+            &[("fromColumnId", Value::from("a"))],
+        );
+        let data: Value = serde_json::from_str(&c.data).unwrap();
+        assert_eq!(data["type"], "card.moved");
+        assert_eq!(data["tenantId"], "w");
+        assert_eq!(data["actorId"], Value::Null);
+        assert_eq!(data["subject"]["id"], "c");
+        assert_eq!(data["fromColumnId"], "a");
+        assert_eq!(data["at"], c.at.as_str());
+    }
+}
