@@ -109,8 +109,12 @@ impl Server {
         } = self;
         let sweeper = tokio::spawn(sweep_hourly(board.clone(), config.events_retention));
         let metrics = Arc::new(metrics::Metrics::default());
+        // Open event streams end when shutdown starts, so that graceful
+        // shutdown does not wait for them forever.
+        let (closing, closing_rx) = tokio::sync::watch::channel(false);
         let app = Arc::new(routes::App {
             board: board.clone(),
+            closing: closing_rx,
             streams: Arc::new(tokio::sync::Semaphore::new(config.max_event_streams)),
             config,
             metrics: metrics.clone(),
@@ -123,7 +127,10 @@ impl Server {
         tracing::info!(%addr, backend = ?board.backend(), "listening");
         warp::serve(routes)
             .incoming(listener)
-            .graceful(shutdown)
+            .graceful(async move {
+                shutdown.await;
+                closing.send(true).ok();
+            })
             .run()
             .await;
         sweeper.abort();

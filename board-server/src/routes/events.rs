@@ -77,12 +77,23 @@ pub(super) async fn stream(req: Request) -> Answer {
         _permit: permit,
     };
     // The subscription is driven by a task of its own, which ends (and
-    // frees its place) as soon as the client goes away.
+    // frees its place) as soon as the client goes away or the server
+    // starts shutting down.
     let (tx, rx) = tokio::sync::mpsc::channel::<Sse>(64);
+    let mut closing = req.app.closing.clone();
     tokio::spawn(async move {
+        let closed = async move {
+            while !*closing.borrow_and_update() {
+                if closing.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        tokio::pin!(closed);
         loop {
             tokio::select! {
                 _ = tx.closed() => return,
+                _ = &mut closed => return,
                 next = open.next() => match next {
                     Some(event) => if tx.send(event).await.is_err() { return },
                     None => return,

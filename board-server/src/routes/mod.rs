@@ -46,6 +46,8 @@ pub struct App {
     pub metrics: Arc<crate::metrics::Metrics>,
     /// The places for open event streams (`--max-event-streams`).
     pub streams: Arc<tokio::sync::Semaphore>,
+    /// Becomes `true` when the server starts shutting down: event streams end.
+    pub closing: tokio::sync::watch::Receiver<bool>,
 }
 
 /// The shared application state.
