@@ -33,47 +33,58 @@
 //! # }).unwrap();
 //! ```
 
-pub mod access;
-pub mod attachments;
-pub mod cards;
-pub mod columns;
-pub mod comments;
-pub mod db;
+#![warn(missing_docs)]
+
+mod access;
+mod attachments;
+mod cards;
+mod columns;
+mod comments;
+mod db;
 mod detect;
 mod directory;
-pub mod error;
-pub mod files;
-pub mod history;
-pub mod ids;
+mod error;
+mod files;
+mod history;
+mod ids;
 #[cfg(feature = "openapi")]
-pub mod openapi;
-pub mod relations;
-pub mod settings;
-pub mod sweep;
-pub mod validate;
-pub mod workspaces;
+mod openapi;
+mod query;
+mod relations;
+mod settings;
+mod sweep;
+mod text;
+mod validate;
+mod workspaces;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use sqlx::AnyPool;
 
+// The public API, each item once.
 pub use access::{Account, Actor, IssuedToken, Membership, Role, Session};
-pub use attachments::{Attachment, MemoryUpload, PartInfo, Scope, UploadSource};
+pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
 pub use columns::{
     Accent, CardsFate, Column, ColumnDeleted, ColumnOrder, ColumnPatch, DeleteColumn, NewColumn,
+    CONFIRM_DELETE_CARDS, MAX_REORDER,
 };
 pub use comments::{Comment, CommentInput};
 pub use db::Backend;
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
-pub use files::{FileStore, LocalDir};
+pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
 pub use history::HistoryEntry;
-pub use ids::*;
+pub use ids::{
+    AccountId, AttachmentId, CardId, ColumnId, CommentId, HistoryId, ProjectId, RelationId,
+    TokenId, WorkspaceId, CUID_PATTERN,
+};
+pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 pub use settings::{ColumnScope, Settings, SettingsPatch};
-pub use sweep::SweepReport;
+pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
+pub use text::{CommentText, InvalidText, Name};
 pub use validate::{FromJson, Input};
 pub use workspaces::{Bootstrap, Project, Workspace};
 
@@ -124,13 +135,23 @@ impl Options {
     }
 }
 
+/// The use of a [`Board`]'s connection pool ([`Board::pool_stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Connections open now (idle or in use).
+    pub open: u32,
+    /// Open connections not in use.
+    pub idle: usize,
+    /// The most connections the pool opens.
+    pub max: u32,
+}
+
 /// The handle every operation hangs off: the database pool, the file store and
 /// the installation's attachment settings. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Board {
     pool: AnyPool,
     backend: Backend,
-    files_dir: PathBuf,
     store: Arc<dyn FileStore>,
     max_attachment_bytes: u64,
     attachments_enabled: bool,
@@ -165,7 +186,6 @@ impl Board {
         Ok(Board {
             pool,
             backend,
-            files_dir: options.files_dir,
             store,
             max_attachment_bytes: options.max_attachment_bytes,
             attachments_enabled: options.attachments_enabled,
@@ -178,23 +198,13 @@ impl Board {
         self.backend
     }
 
-    /// The largest accepted attachment, in bytes.
-    pub fn max_attachment_bytes(&self) -> u64 {
-        self.max_attachment_bytes
-    }
-
-    /// The folder of stored files (of the default local store).
-    pub fn files_dir(&self) -> &Path {
-        &self.files_dir
-    }
-
-    /// The pool's use: (open connections, idle connections, limit).
-    pub fn pool_stats(&self) -> (u32, usize, u32) {
-        (
-            self.pool.size(),
-            self.pool.num_idle(),
-            self.pool.options().get_max_connections(),
-        )
+    /// The pool's use now.
+    pub fn pool_stats(&self) -> PoolStats {
+        PoolStats {
+            open: self.pool.size(),
+            idle: self.pool.num_idle(),
+            max: self.pool.options().get_max_connections(),
+        }
     }
 
     /// `Ok` when the database answers.
@@ -210,7 +220,7 @@ impl Board {
 
     /// Opens a write transaction holding `lock`: the row its operation reads
     /// and decides under. More locks may follow, parent first
-    /// ([`db::WriteTx::lock`]).
+    /// (`db::WriteTx::lock`).
     pub(crate) async fn write(&self, lock: db::Lock<'_>) -> Result<db::WriteTx> {
         let mut tx = self.write_unlocked().await?;
         tx.lock(lock).await?;

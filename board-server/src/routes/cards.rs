@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use board_core::{CardId, Input};
+use board_core::{CardId, Input, SetQuery};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::Filter;
@@ -164,9 +164,11 @@ pub(crate) async fn history(id: String, app: Shared, creds: Credentials) -> Resp
 pub(crate) async fn board(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
-        let tenant = q.get("tenant").map(String::as_str);
-        let project = q.get("project").map(String::as_str);
-        let view = app.board.board(&actor, tenant, project).await?;
+        let query = SetQuery::from_query(
+            q.get("tenant").map(String::as_str),
+            q.get("project").map(String::as_str),
+        )?;
+        let view = app.board.board(&actor, &query).await?;
         Ok(json(StatusCode::OK, &view))
     })
     .await

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use board_core::{ColumnId, Input};
+use board_core::{ColumnId, Input, SetQuery};
 use serde::Serialize;
 use warp::http::StatusCode;
 use warp::reply::Response;
@@ -69,9 +69,11 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 pub(crate) async fn list(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
-        let tenant = q.get("tenant").map(String::as_str);
-        let project = q.get("project").map(String::as_str);
-        let columns = app.board.list_columns(&actor, tenant, project).await?;
+        let query = SetQuery::from_optional_query(
+            q.get("tenant").map(String::as_str),
+            q.get("project").map(String::as_str),
+        )?;
+        let columns = app.board.list_columns(&actor, query.as_ref()).await?;
         Ok(json(StatusCode::OK, &columns))
     })
     .await

@@ -75,7 +75,7 @@ pub(crate) async fn health_head(app: Shared) -> Response {
     ),
 )]
 pub(crate) async fn metrics(app: Shared) -> Response {
-    let (size, idle, max) = app.board.pool_stats();
-    let body = app.metrics.render(size, idle, max);
+    let pool = app.board.pool_stats();
+    let body = app.metrics.render(pool.open, pool.idle, pool.max);
     warp::reply::with_header(body, "content-type", "text/plain; version=0.0.4").into_response()
 }

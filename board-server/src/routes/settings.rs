@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use board_core::Input;
+use board_core::{Input, WorkspaceId};
 use warp::http::StatusCode;
 use warp::reply::Response;
 use warp::Filter;
@@ -31,8 +31,8 @@ pub fn routes(app: Shared) -> warp::filters::BoxedFilter<(Response,)> {
 pub(crate) async fn get(app: Shared, creds: Credentials, q: HashMap<String, String>) -> Response {
     respond(async move {
         let actor = creds.actor(&app.board).await?;
-        let tenant = q.get("tenant").map(String::as_str);
-        let settings = app.board.settings(&actor, tenant).await?;
+        let tenant = WorkspaceId::from_query(q.get("tenant").map(String::as_str))?;
+        let settings = app.board.settings(&actor, &tenant).await?;
         Ok(json(StatusCode::OK, &settings))
     })
     .await
