@@ -157,17 +157,21 @@ impl Board {
     /// expired tokens are all [`Error::Unauthenticated`].
     ///
     /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// # let dir = std::env::temp_dir().join(format!("board-doc-auth-{}", std::process::id()));
-    /// let board = board_core::Board::open(&format!("sqlite://{}/a.db", dir.display())).await?;
+    /// # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let mut options = board_core::Options::new(format!("sqlite://{}/a.db", dir.display()));
+    /// options.files_dir = dir.join("files");
+    /// let board = board_core::Board::open_with(options).await?;
     /// let erin = board.create_account("erin").await?;
     /// let issued = board.create_token(&erin.id, Some(30 * 86_400)).await?;
     /// assert_eq!(board.authenticate(&issued.token).await?.account(), Some(&erin.id));
     /// board.revoke_token(&issued.token).await?;
     /// assert!(board.authenticate(&issued.token).await.is_err());
-    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # board.close().await;
     /// # Ok::<(), board_core::Error>(())
-    /// # }).unwrap();
+    /// # });
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # result.unwrap();
     /// ```
     pub async fn authenticate(&self, token: &str) -> Result<Actor> {
         let (id, secret) = split_token(token).ok_or(Error::Unauthenticated)?;

@@ -356,10 +356,12 @@ impl Board {
     /// Moves a card to another column (the CLI's `card move`); see [`Board::update_card`].
     ///
     /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// # let dir = std::env::temp_dir().join(format!("board-doc-move-{}", std::process::id()));
-    /// use board_core::{Actor, Board, Name, NewCard, SetQuery};
-    /// let board = Board::open(&format!("sqlite://{}/m.db", dir.display())).await?;
+    /// # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use board_core::{Actor, Board, Name, NewCard, Options, SetQuery};
+    /// let mut options = Options::new(format!("sqlite://{}/m.db", dir.display()));
+    /// options.files_dir = dir.join("files");
+    /// let board = Board::open_with(options).await?;
     /// let first = board.bootstrap().await?.expect("an empty database bootstraps");
     /// let ws = first.workspace.id;
     /// let columns = board.list_columns(&Actor::Operator, Some(&SetQuery::workspace(ws.clone()))).await?;
@@ -368,9 +370,11 @@ impl Board {
     /// let history = board.card_history(&Actor::Operator, &card.id).await?;
     /// assert_eq!(history[1].from_name.as_deref(), Some("To do"));
     /// assert_eq!(history[1].to_name, "Done");
-    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # board.close().await;
     /// # Ok::<(), board_core::Error>(())
-    /// # }).unwrap();
+    /// # });
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # result.unwrap();
     /// ```
     pub async fn move_card(&self, actor: &Actor, id: &CardId, to: &ColumnId) -> Result<Card> {
         self.update_card(actor, id, CardPatch::default().column(to.clone()))
