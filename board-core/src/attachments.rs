@@ -13,7 +13,7 @@ use crate::db::{new_id, now, Lock};
 use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
 use crate::files::FileReader;
-use crate::ids::{is_cuid, AttachmentId, CardId};
+use crate::ids::{is_cuid, AttachmentId, CardId, CommentId};
 use crate::Board;
 
 /// Where an attachment belongs.
@@ -42,7 +42,7 @@ impl Scope {
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
     /// Its id.
-    pub id: String,
+    pub id: AttachmentId,
     /// The generated name the bytes are stored under.
     pub stored_name: String,
     /// The name the file was sent with (data only, never a path).
@@ -56,16 +56,16 @@ pub struct Attachment {
     /// `CARD` or `COMMENT`.
     pub scope: Scope,
     /// The comment it is bound to (`None` for card attachments and loose uploads).
-    pub comment_id: Option<String>,
+    pub comment_id: Option<CommentId>,
     #[serde(skip)]
-    pub(crate) card_id: String,
+    pub(crate) card_id: CardId,
 }
 
 #[derive(sqlx::FromRow)]
 struct Row {
-    id: String,
-    card_id: String,
-    comment_id: Option<String>,
+    id: AttachmentId,
+    card_id: CardId,
+    comment_id: Option<CommentId>,
     scope: String,
     stored_name: String,
     original_name: String,
@@ -181,39 +181,6 @@ fn clean_file_name(name: Option<String>) -> String {
     }
 }
 
-/// An upload held in memory: `(field, file name, bytes)` per part. For Rust
-/// callers and tests; the server streams instead.
-#[derive(Debug, Clone, Default)]
-pub struct MemoryUpload {
-    parts: std::collections::VecDeque<(String, Option<String>, Vec<u8>)>,
-    current: Option<Vec<u8>>,
-}
-
-impl MemoryUpload {
-    /// An upload of `parts`.
-    pub fn new(parts: Vec<(String, Option<String>, Vec<u8>)>) -> Self {
-        MemoryUpload {
-            parts: parts.into(),
-            current: None,
-        }
-    }
-}
-
-impl UploadSource for MemoryUpload {
-    type Chunk = Vec<u8>;
-
-    async fn next_part(&mut self) -> Result<Option<PartInfo>> {
-        Ok(self.parts.pop_front().map(|(field, file_name, bytes)| {
-            self.current = Some(bytes);
-            PartInfo { field, file_name }
-        }))
-    }
-
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>> {
-        Ok(self.current.take().filter(|b| !b.is_empty()))
-    }
-}
-
 /// A file written under its temporary name, waiting for its row.
 struct Pending {
     stored_name: String,
@@ -235,7 +202,7 @@ impl Board {
     /// writes in its workspace (403), attachments are on (403).
     async fn upload_allowed(&self, actor: &Actor, card: &CardId) -> Result<()> {
         let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, &found.tenant_id, Role::Member)
+        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Member)
             .await?;
         if !self.attachments_enabled {
             return Err(Error::AttachmentsDisabled);
@@ -396,7 +363,7 @@ impl Board {
     /// The card's CARD-scope attachments, oldest first (Viewer).
     pub async fn card_attachments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Attachment>> {
         let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, &found.tenant_id, Role::Viewer)
+        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Viewer)
             .await?;
         select(
             &self.pool,
@@ -409,10 +376,10 @@ impl Board {
     /// Deletes an attachment (Member): the row in a transaction, then its file.
     pub async fn delete_attachment(&self, actor: &Actor, id: &AttachmentId) -> Result<()> {
         let found = self.find_attachment("WHERE id = $1", id.as_str()).await?;
-        let card = self.find_card(&self.pool, &found.card_id).await?;
-        self.require(&self.pool, actor, &card.tenant_id, Role::Member)
+        let card = self.find_card(&self.pool, found.card_id.as_str()).await?;
+        self.require(&self.pool, actor, card.workspace_id.as_str(), Role::Member)
             .await?;
-        let mut tx = self.write(Lock::Card(&found.card_id)).await?;
+        let mut tx = self.write(Lock::Card(found.card_id.as_str())).await?;
         let gone = sqlx::query("DELETE FROM attachments WHERE id = $1")
             .bind(id.as_str())
             .execute(&mut *tx)
@@ -439,8 +406,8 @@ impl Board {
             .find_attachment("WHERE stored_name = $1", stored_name)
             .await
             .map_err(|_| Error::NotFound("file"))?;
-        let card = self.find_card(&self.pool, &found.card_id).await?;
-        self.require(&self.pool, actor, &card.tenant_id, Role::Viewer)
+        let card = self.find_card(&self.pool, found.card_id.as_str()).await?;
+        self.require(&self.pool, actor, card.workspace_id.as_str(), Role::Viewer)
             .await?;
         let (reader, len) = self
             .store
@@ -457,7 +424,7 @@ mod tests {
 
     fn named(name: &str, mime: &str) -> Attachment {
         Attachment {
-            id: String::new(),
+            id: AttachmentId::from_db(String::new()),
             stored_name: String::new(),
             original_name: name.into(),
             mime_type: mime.into(),
@@ -465,7 +432,7 @@ mod tests {
             url: String::new(),
             scope: Scope::Card,
             comment_id: None,
-            card_id: String::new(),
+            card_id: CardId::from_db(String::new()),
         }
     }
 
