@@ -38,13 +38,12 @@ async fn fixture(url: &str, cards: i64, prefix: &str) -> Fixture {
             .create_column(
                 &Actor::Operator,
                 NewColumn {
-                    tenant_id: ws.id.clone(),
+                    workspace_id: ws.id.clone(),
                     project_id: None,
-                    name: name.into(),
+                    name: name.parse().expect("a name"),
                     color: Accent::Slate,
                     done,
-                }
-                .into(),
+                },
             )
             .await
             .expect("column");

@@ -50,13 +50,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let ws = board.create_workspace("Bench").await?;
     let column = NewColumn {
-        tenant_id: ws.id.clone(),
+        workspace_id: ws.id.clone(),
         project_id: None,
-        name: "To do".into(),
+        name: "To do".parse()?,
         color: Accent::Slate,
         done: false,
     };
-    let column = board.create_column(&me, column.into()).await?;
+    let column = board.create_column(&me, column).await?;
     let hot = new_card(&board, &ws.id, "hot").await?;
 
     // 1. History: fill set-based, then time the read.
@@ -127,13 +127,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 async fn new_card(board: &Board, ws: &WorkspaceId, title: &str) -> board_core::Result<CardId> {
     let new = NewCard {
-        tenant_id: ws.clone(),
+        workspace_id: ws.clone(),
         project_id: None,
         column_id: None,
-        title: title.into(),
+        title: title.parse()?,
     };
-    let card = board.create_card(&Actor::Operator, new.into()).await?;
-    Ok(CardId::parse(&card.id).expect("a cuid"))
+    let card = board.create_card(&Actor::Operator, new).await?;
+    Ok(card.id)
 }
 
 async fn link(board: &Board, from: &CardId, to: &CardId) -> board_core::Result<()> {
@@ -142,7 +142,7 @@ async fn link(board: &Board, from: &CardId, to: &CardId) -> board_core::Result<(
         kind: RelationKind::Parent,
     };
     board
-        .create_relation(&Actor::Operator, from, new.into())
+        .create_relation(&Actor::Operator, from, new)
         .await
         .map(drop)
 }

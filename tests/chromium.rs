@@ -106,7 +106,10 @@ async fn a_ui_on_a_listed_origin_calls_the_api_and_others_cannot() {
     // The preflight was refused, so the browser never sent the POST.
     let board = board_core::Board::open(&db.url).await.unwrap();
     let view = board
-        .board(&board_core::Actor::Operator, Some(&tenant), None)
+        .board(
+            &board_core::Actor::Operator,
+            &board_core::SetQuery::from_query(Some(&tenant), None).unwrap(),
+        )
         .await
         .unwrap();
     let titles: Vec<&str> = view

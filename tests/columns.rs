@@ -120,7 +120,7 @@ on_both_backends! {
 
         assert_eq!(app.call_as(&token, "GET", &format!("/api/columns?tenant={}", app.tenant), None).await.status, 403);
         // The operator (board-core's Actor::Operator) reaches every workspace, oldest first.
-        let all = app.board().await.list_columns(&board_core::Actor::Operator, None, None).await.unwrap();
+        let all = app.board().await.list_columns(&board_core::Actor::Operator, None).await.unwrap();
         let names: Vec<_> = all.iter().map(|c| c.name.as_str()).collect();
         assert_eq!(names, vec!["To do", "Doing", "Done", "One", "Two", "To do", "Doing", "Done", "Solo"]);
         assert_eq!(app.call_as("", "GET", "/api/columns", None).await.status, 401);

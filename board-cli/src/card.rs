@@ -1,7 +1,8 @@
 //! `board card create|move|list|show|rename|delete`.
 
 use board_core::{
-    Actor, Board, Card, CardId, CardPatch, ColumnId, NewCard, ProjectId, WorkspaceId,
+    Actor, Board, Card, CardId, CardPatch, ColumnId, Input, Name, NewCard, ProjectId, SetQuery,
+    WorkspaceId,
 };
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -100,13 +101,11 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     let card = match cmd {
         Cmd::Create { at, title } => {
             let (ws, project, column) = at.find(board).await?;
-            let new = NewCard {
-                tenant_id: ws,
-                project_id: project,
-                column_id: column,
-                title,
-            };
-            board.create_card(ME, new.into()).await?
+            let title = Name::parse(&title).map_err(|e| e.on("title"))?;
+            let new = NewCard::new(ws, title)
+                .in_project(project)
+                .in_column(column);
+            board.create_card(ME, new).await?
         }
         Cmd::Move { card, to } => {
             let id = CardId::from_path(&card)?;
@@ -118,8 +117,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             let columns = board
                 .list_columns(
                     ME,
-                    Some(ws.as_str()),
-                    project.as_ref().map(ProjectId::as_str),
+                    Some(&SetQuery::workspace(ws.clone()).project(project.clone())),
                 )
                 .await?;
             let cards = board
@@ -128,7 +126,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             let name_of = |c: &Card| {
                 columns
                     .iter()
-                    .find(|col| col.id.as_str() == c.column_id)
+                    .find(|col| col.id == c.column_id)
                     .map(|col| col.name.clone())
                     .unwrap_or_default()
             };
@@ -139,7 +137,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                         c.title.clone(),
                         name_of(c),
                         c.position.to_string(),
-                        c.id.clone(),
+                        c.id.to_string(),
                     ]
                 })
                 .collect();
@@ -148,12 +146,10 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         }
         Cmd::Show { card } => board.card(ME, &CardId::from_path(&card)?).await?,
         Cmd::Rename { card, title } => {
-            let patch = CardPatch {
-                title: Some(title),
-                column_id: None,
-            };
+            // Checked by the operation, after the card is found (404 first).
+            let patch = Input::<CardPatch>::from_value(&json!({ "title": title }));
             board
-                .update_card(ME, &CardId::from_path(&card)?, patch.into())
+                .update_card(ME, &CardId::from_path(&card)?, patch)
                 .await?
         }
         Cmd::Delete { card } => {
@@ -167,7 +163,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         }
     };
     let column = board
-        .find_column_in(ME, None, None, &card.column_id)
+        .find_column_in(ME, None, None, card.column_id.as_str())
         .await?;
     let shown = Shown {
         card,

@@ -1,6 +1,6 @@
 //! `board columns list --workspace W [--project P]` and `board columns reorder`.
 
-use board_core::{Actor, Board, Column, ColumnOrder, Input, ProjectId};
+use board_core::{Actor, Board, Column, ColumnOrder, Input, SetQuery};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -43,8 +43,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             let columns = board
                 .list_columns(
                     ME,
-                    Some(ws.as_str()),
-                    project.as_ref().map(ProjectId::as_str),
+                    Some(&SetQuery::workspace(ws.clone()).project(project.clone())),
                 )
                 .await?;
             let projects = board.list_projects(&ws).await?;

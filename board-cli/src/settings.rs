@@ -51,12 +51,7 @@ pub enum OnOff {
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     let Cmd::Set { workspace, setting } = cmd;
     let ws = board.find_workspace(&workspace).await?;
-    let mut patch = SettingsPatch {
-        tenant_id: ws.id.clone(),
-        column_scope: None,
-        column_management: None,
-        allow_cross_project_links: None,
-    };
+    let mut patch = SettingsPatch::new(ws.id.clone());
     match setting {
         Setting::ColumnScope { value } => {
             patch.column_scope = Some(match value {
@@ -71,9 +66,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             patch.allow_cross_project_links = Some(matches!(value, OnOff::On))
         }
     }
-    let s = board
-        .update_settings(&Actor::Operator, patch.into())
-        .await?;
+    let s = board.update_settings(&Actor::Operator, patch).await?;
     out.value(&s, || {
         format!(
             "workspace {:?}: columnScope {}, columnManagement {}, allowCrossProjectLinks {}",

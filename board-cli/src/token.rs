@@ -82,7 +82,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 .iter()
                 .map(|t| {
                     vec![
-                        t.id.clone(),
+                        t.id.to_string(),
                         t.account_name.clone(),
                         t.created_at.clone(),
                         t.expires_at.clone().unwrap_or_else(|| "never".into()),

@@ -8,8 +8,8 @@ use sqlx::{Any, Executor, Row};
 
 use crate::db::{self, now, now_plus};
 use crate::error::{is_unique_violation, Error, Result};
-use crate::ids::{is_cuid, AccountId, WorkspaceId};
-use crate::validate::check_name;
+use crate::ids::{is_cuid, AccountId, TokenId, WorkspaceId};
+use crate::text::Name;
 use crate::Board;
 
 /// A role in one workspace. Ordered: `Viewer < Member < Admin`.
@@ -121,7 +121,7 @@ pub struct IssuedToken {
     /// The bearer token to hand to the client.
     pub token: String,
     /// The token's id (part of the token; enough to revoke it).
-    pub id: String,
+    pub id: TokenId,
     /// The account it authenticates.
     pub account_id: AccountId,
     /// When it stops being accepted, if ever.
@@ -157,17 +157,21 @@ impl Board {
     /// expired tokens are all [`Error::Unauthenticated`].
     ///
     /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// # let dir = std::env::temp_dir().join(format!("board-doc-auth-{}", std::process::id()));
-    /// let board = board_core::Board::open(&format!("sqlite://{}/a.db", dir.display())).await?;
+    /// # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// let mut options = board_core::Options::new(format!("sqlite://{}/a.db", dir.display()));
+    /// options.files_dir = dir.join("files");
+    /// let board = board_core::Board::open_with(options).await?;
     /// let erin = board.create_account("erin").await?;
     /// let issued = board.create_token(&erin.id, Some(30 * 86_400)).await?;
     /// assert_eq!(board.authenticate(&issued.token).await?.account(), Some(&erin.id));
     /// board.revoke_token(&issued.token).await?;
     /// assert!(board.authenticate(&issued.token).await.is_err());
-    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # board.close().await;
     /// # Ok::<(), board_core::Error>(())
-    /// # }).unwrap();
+    /// # });
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # result.unwrap();
     /// ```
     pub async fn authenticate(&self, token: &str) -> Result<Actor> {
         let (id, secret) = split_token(token).ok_or(Error::Unauthenticated)?;
@@ -239,7 +243,7 @@ impl Board {
 
     /// Creates an account with a unique name (1..=100 characters, trimmed).
     pub async fn create_account(&self, name: &str) -> Result<Account> {
-        let name = check_name(name).map_err(|m| crate::ValidationErrors::one("name", m))?;
+        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
         let account = Account {
             id: AccountId::from_db(db::new_id()),
             name,
@@ -382,7 +386,7 @@ pub(crate) async fn issue_token(
     }
     Ok(IssuedToken {
         token: format!("{TOKEN_PREFIX}_{id}_{secret}"),
-        id,
+        id: TokenId::from_db(id),
         account_id: account.clone(),
         expires_at,
     })

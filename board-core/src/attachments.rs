@@ -14,7 +14,7 @@ use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
 use crate::events::Change;
 use crate::files::FileReader;
-use crate::ids::{is_cuid, AttachmentId, CardId};
+use crate::ids::{is_cuid, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::Board;
 
 /// Where an attachment belongs.
@@ -43,7 +43,7 @@ impl Scope {
 #[serde(rename_all = "camelCase")]
 pub struct Attachment {
     /// Its id.
-    pub id: String,
+    pub id: AttachmentId,
     /// The generated name the bytes are stored under.
     pub stored_name: String,
     /// The name the file was sent with (data only, never a path).
@@ -57,16 +57,16 @@ pub struct Attachment {
     /// `CARD` or `COMMENT`.
     pub scope: Scope,
     /// The comment it is bound to (`None` for card attachments and loose uploads).
-    pub comment_id: Option<String>,
+    pub comment_id: Option<CommentId>,
     #[serde(skip)]
-    pub(crate) card_id: String,
+    pub(crate) card_id: CardId,
 }
 
 #[derive(sqlx::FromRow)]
 struct Row {
-    id: String,
-    card_id: String,
-    comment_id: Option<String>,
+    id: AttachmentId,
+    card_id: CardId,
+    comment_id: Option<CommentId>,
     scope: String,
     stored_name: String,
     original_name: String,
@@ -182,39 +182,6 @@ fn clean_file_name(name: Option<String>) -> String {
     }
 }
 
-/// An upload held in memory: `(field, file name, bytes)` per part. For Rust
-/// callers and tests; the server streams instead.
-#[derive(Debug, Clone, Default)]
-pub struct MemoryUpload {
-    parts: std::collections::VecDeque<(String, Option<String>, Vec<u8>)>,
-    current: Option<Vec<u8>>,
-}
-
-impl MemoryUpload {
-    /// An upload of `parts`.
-    pub fn new(parts: Vec<(String, Option<String>, Vec<u8>)>) -> Self {
-        MemoryUpload {
-            parts: parts.into(),
-            current: None,
-        }
-    }
-}
-
-impl UploadSource for MemoryUpload {
-    type Chunk = Vec<u8>;
-
-    async fn next_part(&mut self) -> Result<Option<PartInfo>> {
-        Ok(self.parts.pop_front().map(|(field, file_name, bytes)| {
-            self.current = Some(bytes);
-            PartInfo { field, file_name }
-        }))
-    }
-
-    async fn next_chunk(&mut self) -> Result<Option<Vec<u8>>> {
-        Ok(self.current.take().filter(|b| !b.is_empty()))
-    }
-}
-
 /// A file written under its temporary name, waiting for its row.
 struct Pending {
     stored_name: String,
@@ -235,14 +202,14 @@ impl Board {
     /// The checks every upload starts with: the card exists (404), the actor
     /// writes in its workspace (403), attachments are on (403).
     /// The card's workspace, once the actor may upload to the card.
-    async fn upload_allowed(&self, actor: &Actor, card: &CardId) -> Result<String> {
+    async fn upload_allowed(&self, actor: &Actor, card: &CardId) -> Result<WorkspaceId> {
         let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, &found.tenant_id, Role::Member)
+        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Member)
             .await?;
         if !self.attachments_enabled {
             return Err(Error::AttachmentsDisabled);
         }
-        Ok(found.tenant_id)
+        Ok(found.workspace_id)
     }
 
     /// Uploads images for a comment of `card` (Member): stored loose with scope
@@ -275,7 +242,7 @@ impl Board {
     /// transaction and publishes the files. Any failure discards every temporary.
     async fn store_upload<S: UploadSource>(
         &self,
-        by: (&Actor, &str),
+        by: (&Actor, &WorkspaceId),
         card: &CardId,
         scope: Scope,
         source: &mut S,
@@ -367,7 +334,7 @@ impl Board {
     /// `attachment.created` event per file.
     async fn insert_rows(
         &self,
-        (actor, ws): (&Actor, &str),
+        (actor, ws): (&Actor, &WorkspaceId),
         card: &CardId,
         scope: Scope,
         pending: &[Pending],
@@ -407,7 +374,7 @@ impl Board {
     /// The card's CARD-scope attachments, oldest first (Viewer).
     pub async fn card_attachments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Attachment>> {
         let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, &found.tenant_id, Role::Viewer)
+        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Viewer)
             .await?;
         select(
             &self.pool,
@@ -420,10 +387,10 @@ impl Board {
     /// Deletes an attachment (Member): the row in a transaction, then its file.
     pub async fn delete_attachment(&self, actor: &Actor, id: &AttachmentId) -> Result<()> {
         let found = self.find_attachment("WHERE id = $1", id.as_str()).await?;
-        let card = self.find_card(&self.pool, &found.card_id).await?;
-        self.require(&self.pool, actor, &card.tenant_id, Role::Member)
+        let card = self.find_card(&self.pool, found.card_id.as_str()).await?;
+        self.require(&self.pool, actor, card.workspace_id.as_str(), Role::Member)
             .await?;
-        let mut tx = self.write(Lock::Card(&found.card_id)).await?;
+        let mut tx = self.write(Lock::Card(found.card_id.as_str())).await?;
         let gone = sqlx::query("DELETE FROM attachments WHERE id = $1")
             .bind(id.as_str())
             .execute(&mut *tx)
@@ -431,7 +398,7 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("attachment"));
         }
-        let event = Change::deleted("attachment.deleted", &card.tenant_id, actor, id.as_str());
+        let event = Change::deleted("attachment.deleted", &card.workspace_id, actor, id.as_str());
         tx.emit(event);
         tx.commit().await?;
         self.remove_files(&[found.stored_name]).await;
@@ -452,8 +419,8 @@ impl Board {
             .find_attachment("WHERE stored_name = $1", stored_name)
             .await
             .map_err(|_| Error::NotFound("file"))?;
-        let card = self.find_card(&self.pool, &found.card_id).await?;
-        self.require(&self.pool, actor, &card.tenant_id, Role::Viewer)
+        let card = self.find_card(&self.pool, found.card_id.as_str()).await?;
+        self.require(&self.pool, actor, card.workspace_id.as_str(), Role::Viewer)
             .await?;
         let (reader, len) = self
             .store
@@ -470,7 +437,7 @@ mod tests {
 
     fn named(name: &str, mime: &str) -> Attachment {
         Attachment {
-            id: String::new(),
+            id: AttachmentId::from_db(String::new()),
             stored_name: String::new(),
             original_name: name.into(),
             mime_type: mime.into(),
@@ -478,7 +445,7 @@ mod tests {
             url: String::new(),
             scope: Scope::Card,
             comment_id: None,
-            card_id: String::new(),
+            card_id: CardId::from_db(String::new()),
         }
     }
 

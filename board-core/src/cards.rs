@@ -15,6 +15,8 @@ use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::history;
 use crate::ids::{CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::query::SetQuery;
+use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -24,13 +26,14 @@ use crate::Board;
 #[serde(rename_all = "camelCase")]
 pub struct Card {
     /// Its id.
-    pub id: String,
-    /// Its workspace.
-    pub tenant_id: String,
+    pub id: CardId,
+    /// Its workspace (`tenantId` on the wire).
+    #[serde(rename = "tenantId")]
+    pub workspace_id: WorkspaceId,
     /// Its project, if any.
-    pub project_id: Option<String>,
+    pub project_id: Option<ProjectId>,
     /// The column it sits in.
-    pub column_id: String,
+    pub column_id: ColumnId,
     /// Its title.
     pub title: String,
     /// Its place in the column.
@@ -50,35 +53,60 @@ pub struct Card {
 )]
 pub struct NewCard {
     /// The workspace (`tenantId`).
-    pub tenant_id: WorkspaceId,
+    #[cfg_attr(feature = "openapi", schema(rename = "tenantId"))]
+    pub workspace_id: WorkspaceId,
     /// The project, if any.
     pub project_id: Option<ProjectId>,
     /// The column; default: the first column of the set in effect.
     pub column_id: Option<ColumnId>,
     /// The title (trimmed, 1..=100 characters).
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            min_length = 1,
-            max_length = 100,
-            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$"
-        )
-    )]
-    pub title: String,
+    pub title: Name,
+}
+
+impl NewCard {
+    /// A card titled `title` in `workspace`, without a project, in the first
+    /// column of the set in effect.
+    ///
+    /// ```
+    /// # let (ws, todo) = (board_core::WorkspaceId::parse("ckv7q2x0a0000abcdefghijk").unwrap(), None);
+    /// use board_core::{Name, NewCard};
+    /// let card = NewCard::new(ws, Name::parse("Write the docs")?).in_column(todo);
+    /// # Ok::<(), board_core::Error>(())
+    /// ```
+    pub fn new(workspace: WorkspaceId, title: Name) -> NewCard {
+        NewCard {
+            workspace_id: workspace,
+            project_id: None,
+            column_id: None,
+            title,
+        }
+    }
+
+    /// In `project` (`None`: no project).
+    pub fn in_project(mut self, project: Option<ProjectId>) -> NewCard {
+        self.project_id = project;
+        self
+    }
+
+    /// In `column` (`None`: the first column of the set in effect).
+    pub fn in_column(mut self, column: Option<ColumnId>) -> NewCard {
+        self.column_id = column;
+        self
+    }
 }
 
 impl FromJson for NewCard {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
-        let tenant = f.required("tenantId", validate::cuid);
-        let project = f.nullable("projectId", validate::cuid);
-        let column = f.nullable("columnId", validate::cuid);
+        let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
+        let project = f.nullable("projectId", validate::id(ProjectId::parse));
+        let column = f.nullable("columnId", validate::id(ColumnId::parse));
         let title = f.required("title", validate::name);
         f.finish()?;
         Ok(NewCard {
-            tenant_id: WorkspaceId::from_db(tenant.expect("checked")),
-            project_id: project.map(ProjectId::from_db),
-            column_id: column.map(ColumnId::from_db),
+            workspace_id: tenant.expect("checked"),
+            project_id: project,
+            column_id: column,
             title: title.expect("checked"),
         })
     }
@@ -93,40 +121,24 @@ impl FromJson for NewCard {
 )]
 pub struct CardPatch {
     /// New title.
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            min_length = 1,
-            max_length = 100,
-            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$",
-            nullable = false
-        )
-    )]
-    pub title: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub title: Option<Name>,
     /// Column to move to (another column of the set in effect).
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub column_id: Option<ColumnId>,
 }
 
-impl NewCard {
-    /// Applies the rules a typed input must meet too: the title is trimmed and
-    /// 1..=100 characters.
-    pub fn checked(mut self) -> Result<Self> {
-        self.title = validate::check_name(&self.title)
-            .map_err(|m| crate::ValidationErrors::one("title", m))?;
-        Ok(self)
-    }
-}
-
 impl CardPatch {
-    /// Applies the rules a typed input must meet too (see [`NewCard::checked`]).
-    pub fn checked(mut self) -> Result<Self> {
-        if let Some(t) = &self.title {
-            self.title = Some(
-                validate::check_name(t).map_err(|m| crate::ValidationErrors::one("title", m))?,
-            );
-        }
-        Ok(self)
+    /// Renames the card (start from `CardPatch::default()`, which changes nothing).
+    pub fn title(mut self, title: Name) -> CardPatch {
+        self.title = Some(title);
+        self
+    }
+
+    /// Moves the card to `column`.
+    pub fn column(mut self, column: ColumnId) -> CardPatch {
+        self.column_id = Some(column);
+        self
     }
 }
 
@@ -134,11 +146,11 @@ impl FromJson for CardPatch {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
         let title = f.optional("title", validate::name);
-        let column = f.optional("columnId", validate::cuid);
+        let column = f.optional("columnId", validate::id(ColumnId::parse));
         f.finish()?;
         Ok(CardPatch {
             title,
-            column_id: column.map(ColumnId::from_db),
+            column_id: column,
         })
     }
 }
@@ -163,13 +175,13 @@ pub struct BoardView {
 }
 
 /// A card's columns, read from `cards k` (for joins).
-const CARD_COLUMNS: &str = "k.id, k.workspace_id AS tenant_id, k.project_id, k.column_id, \
+const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
      k.title, k.position, k.created_at, k.updated_at";
 
 /// A card's columns as the wire type reads them, written once.
 macro_rules! card_columns {
     () => {
-        "id, workspace_id AS tenant_id, project_id, column_id, title, position, created_at, updated_at"
+        "id, workspace_id, project_id, column_id, title, position, created_at, updated_at"
     };
 }
 
@@ -204,7 +216,7 @@ impl Board {
             Actor::Operator => return self.find_card(&self.pool, id).await,
             Actor::Session(s) => {
                 let card = self.find_card(&self.pool, id).await?;
-                check_role_of(s.role_in(&card.tenant_id), min)?;
+                check_role_of(s.role_in(card.workspace_id.as_str()), min)?;
                 return Ok(card);
             }
             Actor::Account(a) => a,
@@ -228,9 +240,13 @@ impl Board {
     /// Creates a card at the end of its column (Member) and writes its first
     /// history entry (`fromName` null) in the same transaction. The body is
     /// checked before access, as its workspace comes from the body.
-    pub async fn create_card(&self, actor: &Actor, input: Input<NewCard>) -> Result<Card> {
-        let new = input.open()?.checked()?;
-        let ws = new.tenant_id.as_str();
+    pub async fn create_card(
+        &self,
+        actor: &Actor,
+        input: impl Into<Input<NewCard>>,
+    ) -> Result<Card> {
+        let new = input.into().open()?;
+        let ws = new.workspace_id.as_str();
         self.require(&self.pool, actor, ws, Role::Member).await?;
         let project = new.project_id.as_ref().map(ProjectId::as_str);
         // A set is never deleted, so the set in effect can be chosen before
@@ -277,14 +293,17 @@ impl Board {
         &self,
         actor: &Actor,
         id: &CardId,
-        input: Input<CardPatch>,
+        input: impl Into<Input<CardPatch>>,
     ) -> Result<Card> {
         let place = self.place_card(actor, id.as_str(), Role::Member).await?;
-        let patch = input.open()?.checked()?;
+        let patch = input.into().open()?;
         let (mut tx, card, effect) = self.write_card(place).await?;
         let at = now();
-        let title = patch.title.filter(|t| *t != card.title);
-        let target = patch.column_id.filter(|c| c.as_str() != card.column_id);
+        let title = patch
+            .title
+            .map(Name::into_string)
+            .filter(|t| *t != card.title);
+        let target = patch.column_id.filter(|c| *c != card.column_id);
         let Some(target) = target else {
             let Some(title) = title else {
                 return Ok(card); // nothing changes
@@ -300,7 +319,7 @@ impl Board {
                 .await?;
             tx.emit(Change::new(
                 "card.updated",
-                &card.tenant_id,
+                &card.workspace_id,
                 actor,
                 &card,
                 &[],
@@ -342,7 +361,7 @@ impl Board {
         let from = [("fromColumnId", card.column_id.as_str().into())];
         tx.emit(Change::new(
             "card.moved",
-            &moved.tenant_id,
+            &moved.workspace_id,
             actor,
             &moved,
             &from,
@@ -354,30 +373,29 @@ impl Board {
     /// Moves a card to another column (the CLI's `card move`); see [`Board::update_card`].
     ///
     /// ```
-    /// # tokio::runtime::Runtime::new().unwrap().block_on(async {
     /// # let dir = std::env::temp_dir().join(format!("board-doc-move-{}", std::process::id()));
-    /// use board_core::{Actor, Board, CardId, NewCard};
-    /// let board = Board::open(&format!("sqlite://{}/m.db", dir.display())).await?;
+    /// # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+    /// use board_core::{Actor, Board, Name, NewCard, Options, SetQuery};
+    /// let mut options = Options::new(format!("sqlite://{}/m.db", dir.display()));
+    /// options.files_dir = dir.join("files");
+    /// let board = Board::open_with(options).await?;
     /// let first = board.bootstrap().await?.expect("an empty database bootstraps");
     /// let ws = first.workspace.id;
-    /// let columns = board.list_columns(&Actor::Operator, Some(ws.as_str()), None).await?;
-    /// let new = NewCard { tenant_id: ws, project_id: None, column_id: None, title: "Ship".into() };
-    /// let card = board.create_card(&Actor::Operator, new.into()).await?;
-    /// let id = CardId::from_path(&card.id)?;
-    /// board.move_card(&Actor::Operator, &id, &columns[2].id).await?;
-    /// let history = board.card_history(&Actor::Operator, &id).await?;
+    /// let columns = board.list_columns(&Actor::Operator, Some(&SetQuery::workspace(ws.clone()))).await?;
+    /// let card = board.create_card(&Actor::Operator, NewCard::new(ws, Name::parse("Ship")?)).await?;
+    /// board.move_card(&Actor::Operator, &card.id, &columns[2].id).await?;
+    /// let history = board.card_history(&Actor::Operator, &card.id).await?;
     /// assert_eq!(history[1].from_name.as_deref(), Some("To do"));
     /// assert_eq!(history[1].to_name, "Done");
-    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # board.close().await;
     /// # Ok::<(), board_core::Error>(())
-    /// # }).unwrap();
+    /// # });
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # result.unwrap();
     /// ```
     pub async fn move_card(&self, actor: &Actor, id: &CardId, to: &ColumnId) -> Result<Card> {
-        let patch = CardPatch {
-            title: None,
-            column_id: Some(to.clone()),
-        };
-        self.update_card(actor, id, patch.into()).await
+        self.update_card(actor, id, CardPatch::default().column(to.clone()))
+            .await
     }
 
     /// Deletes a card with its history, comments, attachments (files too) and
@@ -396,26 +414,21 @@ impl Board {
             .bind(id.as_str())
             .execute(&mut *tx)
             .await?;
-        let deleted = Change::deleted("card.deleted", &card.tenant_id, actor, id.as_str());
+        let deleted = Change::deleted("card.deleted", &card.workspace_id, actor, id.as_str());
         tx.emit(deleted);
         tx.commit().await?;
         self.remove_files(&files).await;
         Ok(())
     }
 
-    /// The board payload: the set in effect for `project` (or the tenant set)
-    /// with each column's cards in order (Viewer).
-    /// `tenant` is required (422 otherwise); a `project` outside it is a 422.
-    pub async fn board(
-        &self,
-        actor: &Actor,
-        tenant: Option<&str>,
-        project: Option<&str>,
-    ) -> Result<BoardView> {
-        let ws = validate::required_param("tenant", tenant)?;
+    /// The board payload: the set in effect for the query's project (or the
+    /// tenant set) with each column's cards in order (Viewer). A project
+    /// outside the workspace is a 422 on `project`.
+    pub async fn board(&self, actor: &Actor, query: &SetQuery) -> Result<BoardView> {
+        let ws = query.workspace_id().as_str();
         self.require(&self.pool, actor, ws, Role::Viewer).await?;
         let set = self
-            .set_in_effect(&self.pool, ws, project, "project")
+            .set_in_effect(&self.pool, ws, query.project_key(), "project")
             .await?;
         let columns = self.set_columns(&self.pool, &set).await?;
         let sql = format!(
@@ -431,7 +444,7 @@ impl Board {
             .map(|column| {
                 let cards = cards
                     .iter()
-                    .filter(|c| c.column_id == column.id.as_str())
+                    .filter(|c| c.column_id == column.id)
                     .cloned()
                     .collect();
                 BoardColumn { column, cards }
@@ -464,7 +477,7 @@ impl Board {
         let card = Card::from_row(&row)?;
         match actor {
             Actor::Operator => {}
-            Actor::Session(s) => check_role_of(s.role_in(&card.tenant_id), min)?,
+            Actor::Session(s) => check_role_of(s.role_in(card.workspace_id.as_str()), min)?,
             Actor::Account(_) => {
                 let role: Option<String> = row.try_get("role")?;
                 check_role(role.as_deref(), min)?;
@@ -502,7 +515,7 @@ impl Board {
             // changed meanwhile): lock again from where it is now.
             drop(tx);
             place = self
-                .place_card(&Actor::Operator, &place.card.id, Role::Viewer)
+                .place_card(&Actor::Operator, place.card.id.as_str(), Role::Viewer)
                 .await?;
         }
     }

@@ -9,14 +9,12 @@ use serde_json::Value;
 use crate::access::{Actor, Role};
 use crate::attachments::{self, Attachment};
 use crate::db::{new_id, now, Lock, WriteTx};
-use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::ids::{AttachmentId, CardId, CommentId};
+use crate::text::CommentText;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
-
-/// The most characters a comment may have.
-pub const COMMENT_MAX: usize = 50_000;
 
 /// A comment with its images.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -24,9 +22,9 @@ pub const COMMENT_MAX: usize = 50_000;
 #[serde(rename_all = "camelCase")]
 pub struct Comment {
     /// Its id.
-    pub id: String,
+    pub id: CommentId,
     /// Its card.
-    pub card_id: String,
+    pub card_id: CardId,
     /// The Markdown, exactly as sent.
     pub content: String,
     /// When it was created.
@@ -39,8 +37,8 @@ pub struct Comment {
 
 #[derive(sqlx::FromRow)]
 struct Row {
-    id: String,
-    card_id: String,
+    id: CommentId,
+    card_id: CardId,
     content: String,
     created_at: String,
     updated_at: String,
@@ -55,42 +53,11 @@ struct Row {
 )]
 pub struct CommentInput {
     /// The Markdown (1..=50,000 characters, not blank; kept byte for byte).
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            min_length = 1,
-            max_length = 50_000,
-            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$"
-        )
-    )]
-    pub content: String,
+    pub content: CommentText,
     /// Loose comment uploads of the card to bind. On update, the whole image
     /// list of the comment; `None` leaves the images unchanged.
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub attachment_ids: Option<Vec<AttachmentId>>,
-}
-
-/// Checks comment content: 1..=50,000 characters, not blank, no NUL
-/// character (which no backend stores as text). Never trims.
-pub fn check_content(s: &str) -> Result<(), String> {
-    if s.contains('\0') {
-        return Err(crate::validate::NUL_REFUSED.into());
-    }
-    if s.trim().is_empty() {
-        return Err("String must contain at least 1 non-blank character".into());
-    }
-    if s.chars().count() > COMMENT_MAX {
-        return Err(format!(
-            "String must contain at most {COMMENT_MAX} character(s)"
-        ));
-    }
-    Ok(())
-}
-
-fn content(v: &Value) -> Result<String, String> {
-    let s = validate::string(v)?;
-    check_content(&s)?;
-    Ok(s)
 }
 
 fn id_list(v: &Value) -> Result<Vec<AttachmentId>, String> {
@@ -99,8 +66,7 @@ fn id_list(v: &Value) -> Result<Vec<AttachmentId>, String> {
         .ok_or_else(|| "Expected array of cuid strings".to_string())?;
     let mut out: Vec<AttachmentId> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let id = validate::cuid(item).map_err(|m| format!("[{i}]: {m}"))?;
-        let id = AttachmentId::parse(&id).expect("checked");
+        let id = validate::id(AttachmentId::parse)(item).map_err(|m| format!("[{i}]: {m}"))?;
         if !out.contains(&id) {
             out.push(id);
         }
@@ -111,7 +77,7 @@ fn id_list(v: &Value) -> Result<Vec<AttachmentId>, String> {
 impl FromJson for CommentInput {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
-        let content = f.required("content", content);
+        let content = f.required("content", validate::comment_text);
         let ids = f.optional("attachmentIds", id_list);
         f.finish()?;
         Ok(CommentInput {
@@ -122,10 +88,26 @@ impl FromJson for CommentInput {
 }
 
 impl CommentInput {
-    /// Applies the content rule to a typed input too.
-    pub fn checked(self) -> Result<Self> {
-        check_content(&self.content).map_err(|m| ValidationErrors::one("content", m))?;
-        Ok(self)
+    /// A comment of `content`, binding no image (on update: leaving the
+    /// images as they are).
+    ///
+    /// ```
+    /// use board_core::{CommentInput, CommentText};
+    /// let input = CommentInput::new(CommentText::parse("Looks *good*")?);
+    /// assert!(input.attachment_ids.is_none());
+    /// # Ok::<(), board_core::Error>(())
+    /// ```
+    pub fn new(content: CommentText) -> CommentInput {
+        CommentInput {
+            content,
+            attachment_ids: None,
+        }
+    }
+
+    /// Binding the loose uploads `ids` (on update: the whole image list).
+    pub fn attachments(mut self, ids: Vec<AttachmentId>) -> CommentInput {
+        self.attachment_ids = Some(ids);
+        self
     }
 }
 
@@ -158,10 +140,11 @@ impl Board {
             &[card.as_str()],
         )
         .await?;
-        let mut by_comment: HashMap<String, Vec<Attachment>> = HashMap::new();
+        let mut by_comment: HashMap<CommentId, Vec<Attachment>> = HashMap::new();
         for a in images {
-            let key = a.comment_id.clone().unwrap_or_default();
-            by_comment.entry(key).or_default().push(a);
+            if let Some(key) = a.comment_id.clone() {
+                by_comment.entry(key).or_default().push(a);
+            }
         }
         Ok(rows
             .into_iter()
@@ -178,13 +161,13 @@ impl Board {
         &self,
         actor: &Actor,
         card: &CardId,
-        input: Input<CommentInput>,
+        input: impl Into<Input<CommentInput>>,
     ) -> Result<Comment> {
         let ws = self
             .reach_card(actor, card.as_str(), Role::Member)
             .await?
-            .tenant_id;
-        let input = input.open()?.checked()?;
+            .workspace_id;
+        let input = input.into().open()?;
         let mut tx = self.write(Lock::Card(card.as_str())).await?;
         let id = new_id();
         let at = now();
@@ -221,12 +204,12 @@ impl Board {
         &self,
         actor: &Actor,
         id: &CommentId,
-        input: Input<CommentInput>,
+        input: impl Into<Input<CommentInput>>,
     ) -> Result<Comment> {
         let (card, workspace) = self.comment_home(id).await?;
         self.require(&self.pool, actor, &workspace, Role::Member)
             .await?;
-        let input = input.open()?.checked()?;
+        let input = input.into().open()?;
         let mut tx = self.write(Lock::Card(&card)).await?;
         let updated =
             sqlx::query("UPDATE comments SET content = $2, updated_at = $3 WHERE id = $1")

@@ -11,8 +11,9 @@ use crate::access::{Account, Actor, Role};
 use crate::cards::Card;
 use crate::columns::Column;
 use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
-use crate::ids::{AccountId, CardId, ColumnId, ProjectId, WorkspaceId};
-use crate::validate::check_name;
+use crate::ids::{AccountId, CardId, ColumnId, ProjectId, TokenId, WorkspaceId};
+use crate::query::SetQuery;
+use crate::text::Name;
 use crate::workspaces::{Project, Workspace};
 use crate::Board;
 
@@ -38,7 +39,7 @@ pub struct Member {
 #[serde(rename_all = "camelCase")]
 pub struct TokenInfo {
     /// Its id (enough to revoke it).
-    pub id: String,
+    pub id: TokenId,
     /// The account it authenticates.
     pub account_id: AccountId,
     /// The account's name.
@@ -114,7 +115,7 @@ impl Board {
 
     /// Renames a workspace; the name must not be taken.
     pub async fn rename_workspace(&self, id: &WorkspaceId, name: &str) -> Result<Workspace> {
-        let name = check_name(name).map_err(|m| ValidationErrors::one("name", m))?;
+        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
         // One statement; the unique index decides a race.
         let mut tx = self.write_unlocked().await?;
         let done = sqlx::query("UPDATE workspaces SET name = $2 WHERE id = $1")
@@ -298,10 +299,13 @@ impl Board {
         id_or_name: &str,
     ) -> Result<Column> {
         let card = self.card(actor, card).await?;
-        let project = card.project_id.map(ProjectId::from_db);
-        let workspace = WorkspaceId::from_db(card.tenant_id);
-        self.find_column_in(actor, Some(&workspace), project.as_ref(), id_or_name)
-            .await
+        self.find_column_in(
+            actor,
+            Some(&card.workspace_id),
+            card.project_id.as_ref(),
+            id_or_name,
+        )
+        .await
     }
 
     /// The columns of the set `column` belongs to, in order (Viewer).
@@ -335,8 +339,7 @@ impl Board {
         let view = self
             .board(
                 actor,
-                Some(workspace.as_str()),
-                project.map(ProjectId::as_str),
+                &SetQuery::workspace(workspace.clone()).project(project.cloned()),
             )
             .await?;
         if let Some(c) = column {

@@ -92,11 +92,12 @@ impl Change {
     /// `data` (`fromColumnId`, …).
     pub(crate) fn new(
         kind: &'static str,
-        workspace: &str,
+        workspace: impl AsRef<str>,
         actor: &Actor,
         subject: &impl Serialize,
         extra: &[(&str, Value)],
     ) -> Change {
+        let workspace = workspace.as_ref();
         let at = crate::db::now();
         let mut data = Map::new();
         data.insert("type".into(), Value::from(kind));
@@ -124,7 +125,12 @@ impl Change {
     }
 
     /// A deletion: the subject is `{id}`.
-    pub(crate) fn deleted(kind: &'static str, workspace: &str, actor: &Actor, id: &str) -> Change {
+    pub(crate) fn deleted(
+        kind: &'static str,
+        workspace: impl AsRef<str>,
+        actor: &Actor,
+        id: &str,
+    ) -> Change {
         Change::new(
             kind,
             workspace,

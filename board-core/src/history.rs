@@ -8,7 +8,7 @@ use serde::Serialize;
 use crate::access::{Actor, Role};
 use crate::db::{new_id, now, WriteTx};
 use crate::error::Result;
-use crate::ids::CardId;
+use crate::ids::{CardId, HistoryId};
 use crate::Board;
 
 /// One entry of a card's history.
@@ -17,7 +17,7 @@ use crate::Board;
 #[serde(rename_all = "camelCase")]
 pub struct HistoryEntry {
     /// Its id.
-    pub id: String,
+    pub id: HistoryId,
     /// The column's name before the move; `None` for the first placement.
     pub from_name: Option<String>,
     /// The column's name after the move.

@@ -1,5 +1,7 @@
 //! Id newtypes. Each parses at the boundary, so a `CardId` inside core is always
-//! a well-formed cuid2 (24 characters, `[a-z][a-z0-9]{23}`).
+//! a well-formed cuid2 (24 characters, `[a-z][a-z0-9]{23}`). With the feature
+//! `openapi`, every id type has the one `Cuid` schema, defined here next to the
+//! types (so the schemas module depends on the ids, never the other way).
 
 use std::fmt;
 
@@ -8,7 +10,7 @@ use serde::Serialize;
 use crate::error::Error;
 
 /// True for a well-formed cuid2 id.
-pub fn is_cuid(s: &str) -> bool {
+pub(crate) fn is_cuid(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 24
         && b[0].is_ascii_lowercase()
@@ -55,7 +57,7 @@ macro_rules! id_type {
         #[cfg(feature = "openapi")]
         impl utoipa::PartialSchema for $name {
             fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-                crate::openapi::cuid()
+                cuid_schema()
             }
         }
 
@@ -72,7 +74,52 @@ macro_rules! id_type {
                 &self.0
             }
         }
+
+        impl PartialEq<str> for $name {
+            fn eq(&self, other: &str) -> bool {
+                self.0 == other
+            }
+        }
+
+        impl PartialEq<&str> for $name {
+            fn eq(&self, other: &&str) -> bool {
+                self.0 == *other
+            }
+        }
+
+        /// Read back from the database as stored (core writes only well-formed ids).
+        impl sqlx::Type<sqlx::Any> for $name {
+            fn type_info() -> sqlx::any::AnyTypeInfo {
+                <String as sqlx::Type<sqlx::Any>>::type_info()
+            }
+
+            fn compatible(ty: &sqlx::any::AnyTypeInfo) -> bool {
+                <String as sqlx::Type<sqlx::Any>>::compatible(ty)
+            }
+        }
+
+        impl<'r> sqlx::Decode<'r, sqlx::Any> for $name {
+            fn decode(
+                value: sqlx::any::AnyValueRef<'r>,
+            ) -> Result<Self, sqlx::error::BoxDynError> {
+                <String as sqlx::Decode<'r, sqlx::Any>>::decode(value).map(Self)
+            }
+        }
     };
+}
+
+/// The pattern every id matches (cuid2: 24 characters, `[a-z][a-z0-9]{23}`).
+pub const CUID_PATTERN: &str = "^[a-z][a-z0-9]{23}$";
+
+/// The `Cuid` schema every id type shares: a string matching [`CUID_PATTERN`].
+#[cfg(feature = "openapi")]
+fn cuid_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::Type(Type::String))
+        .pattern(Some(CUID_PATTERN))
+        .description(Some("A cuid2 id"))
+        .into()
 }
 
 id_type!(/// Id of a workspace (a "tenant" on the wire).
@@ -91,6 +138,10 @@ id_type!(/// Id of an attachment.
     AttachmentId, "attachment");
 id_type!(/// Id of a relation (link between two cards).
     RelationId, "relation");
+id_type!(/// Id of an entry of a card's history.
+    HistoryId, "history entry");
+id_type!(/// Id of an issued token (part of the token; enough to revoke it).
+    TokenId, "token");
 
 #[cfg(test)]
 mod tests {

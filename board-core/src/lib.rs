@@ -2,80 +2,311 @@
 //!
 //! The typed operations of the board service and every rule of its contract:
 //! workspaces, accounts and tokens, column sets, cards and their history,
-//! comments and attachments (with their [`FileStore`]). The
-//! HTTP server (`board-server`) and the admin CLI (`board`) are thin layers over
-//! the same [`Board`] handle.
+//! comments and attachments (with their [`FileStore`]). The HTTP server
+//! (`board-server`) and the admin CLI (`board`) are thin layers over the same
+//! [`Board`] handle.
 //!
 //! Storage is embedded SQLite or PostgreSQL, chosen from the URL; every write is
-//! one transaction opened by one helper.
+//! one transaction opened together with the lock its decision needs.
+//!
+//! ## The shape of the API
+//!
+//! - Every operation is a method of [`Board`] taking the [`Actor`] it runs for
+//!   ([`Actor::Operator`] for the installation's operator, as the CLI runs;
+//!   [`Board::authenticate`] turns a token into an account's actor).
+//! - Ids are typed ([`WorkspaceId`], [`ProjectId`], [`ColumnId`], [`CardId`],
+//!   [`CommentId`], [`AttachmentId`], [`RelationId`], [`AccountId`],
+//!   [`HistoryId`], [`TokenId`]): parsed once at the boundary
+//!   ([`CardId::parse`], [`CardId::from_path`]), carried as such by every
+//!   output (`card.id` is a [`CardId`]), serialized as plain strings.
+//! - Names and comment content are checked once, by [`Name`] and
+//!   [`CommentText`]; an input holding them is valid by construction.
+//! - Creates and updates take their input as `impl Into<Input<T>>`: pass the
+//!   typed input ([`NewCard`], [`ColumnPatch`], …); the server passes the raw
+//!   body ([`Input::from_body`]), whose check the operation defers until after
+//!   its access checks, as the contract orders them (see [`Input`]).
+//! - The reads `list_columns` and `board` take a [`SetQuery`] (a workspace and
+//!   optionally a project), `settings` a [`WorkspaceId`]; both parse from the
+//!   query string with the contract's outcomes ([`SetQuery::from_query`],
+//!   [`WorkspaceId::from_query`]).
+//! - Every failure is one [`Error`], with its wire `code()` and `status_code()`.
+//!
+//! The workspace is a "tenant" on the wire: Rust fields are `workspace_id`, the
+//! JSON says `tenantId`.
+//!
+//! ## Workspaces and projects
 //!
 //! ```
-//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! use board_core::{Actor, Board, NewCard};
-//! let dir = std::env::temp_dir().join(format!("board-doc-{}", std::process::id()));
-//! let board = Board::open(&format!("sqlite://{}/lib.db", dir.display())).await?;
-//! let ws = board.create_workspace("Team").await?;
-//! // Every workspace is born with To do, Doing and Done (the done column).
-//! let columns = board.list_columns(&Actor::Operator, Some(ws.id.as_str()), None).await?;
+//! # let dir = std::env::temp_dir().join(format!("board-doc-ws-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{Actor};
+//! // A workspace is born with its tenant set: To do, Doing and Done (the done column).
+//! let ws = board.create_workspace("Product").await?;
+//! let project = board.create_project(&ws.id, "Website").await?;
+//! assert_eq!(project.workspace_id, ws.id);
+//! assert_eq!(board.find_workspace("product").await?.id, ws.id, "found by name, any case");
+//! assert_eq!(board.list_projects(&ws.id).await?, vec![project]);
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
+//! ## Columns
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-columns-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{Accent, ColumnPatch, DeleteColumn, Name, NewColumn, SetQuery};
+//! let columns = board.list_columns(&me, Some(&SetQuery::workspace(ws.id.clone()))).await?;
 //! assert_eq!(columns.len(), 3);
 //! assert!(columns[2].done);
-//! let card = board
-//!     .create_card(&Actor::Operator, NewCard {
-//!         tenant_id: ws.id.clone(),
-//!         project_id: None,
-//!         column_id: None,
-//!         title: "Write the docs".into(),
-//!     }.into())
-//!     .await?;
-//! assert_eq!(card.column_id, columns[0].id.as_str(), "a new card lands in the first column");
-//! # std::fs::remove_dir_all(&dir).ok();
+//! let review = NewColumn::new(ws.id.clone(), Name::parse("Review")?).color(Accent::Violet);
+//! let review = board.create_column(&me, review).await?;
+//! assert_eq!(review.position, 3);
+//! let renamed = ColumnPatch::default().name(Name::parse("In review")?);
+//! board.update_column(&me, &review.id, renamed).await?;
+//! // A column's cards go somewhere when it goes: moved, or deleted with a confirmation.
+//! board.delete_column(&me, &review.id, DeleteColumn::move_cards(columns[0].id.clone())).await?;
+//! # board.close().await;
 //! # Ok::<(), board_core::Error>(())
-//! # }).unwrap();
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
+//! ## Cards, moves and history
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-cards-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{CardPatch, Name, NewCard, SetQuery};
+//! let columns = board.list_columns(&me, Some(&SetQuery::workspace(ws.id.clone()))).await?;
+//! let card = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Write the docs")?)).await?;
+//! assert_eq!(card.column_id, columns[0].id, "a new card lands in the first column");
+//! board.move_card(&me, &card.id, &columns[2].id).await?;
+//! let renamed = board.update_card(&me, &card.id, CardPatch::default().title(Name::parse("Docs")?)).await?;
+//! assert_eq!(renamed.title, "Docs");
+//! let history = board.card_history(&me, &card.id).await?;
+//! assert_eq!(history[1].to_name, "Done");
+//! let view = board.board(&me, &SetQuery::workspace(ws.id.clone())).await?;
+//! assert_eq!(view.columns[2].cards[0].id, card.id);
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
+//! ## Comments
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-comments-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{CommentInput, CommentText, Name, NewCard};
+//! let card = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Discuss")?)).await?;
+//! let comment = board.create_comment(&me, &card.id, CommentInput::new(CommentText::parse("Looks *good*")?)).await?;
+//! assert_eq!(comment.card_id, card.id);
+//! board.update_comment(&me, &comment.id, CommentInput::new(CommentText::parse("Looks great")?)).await?;
+//! assert_eq!(board.card_comments(&me, &card.id).await?[0].content, "Looks great");
+//! board.delete_comment(&me, &comment.id).await?;
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
+//! ## Attachments
+//!
+//! Uploads are read from an [`UploadSource`] (the server adapts its multipart
+//! body to it); the format is judged by content.
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-files-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{Name, NewCard, PartInfo, UploadSource};
+//! /// One part in memory.
+//! struct OnePart(Option<Vec<u8>>, bool);
+//! impl UploadSource for OnePart {
+//!     type Chunk = Vec<u8>;
+//!     async fn next_part(&mut self) -> board_core::Result<Option<PartInfo>> {
+//!         if std::mem::replace(&mut self.1, true) { return Ok(None) }
+//!         Ok(Some(PartInfo { field: "files".into(), file_name: Some("notes.txt".into()) }))
+//!     }
+//!     async fn next_chunk(&mut self) -> board_core::Result<Option<Vec<u8>>> {
+//!         Ok(self.0.take())
+//!     }
+//! }
+//! let card = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Spec")?)).await?;
+//! let mut upload = OnePart(Some(b"plain text notes\n".to_vec()), false);
+//! let stored = board.attach_files(&me, &card.id, &mut upload).await?;
+//! assert_eq!(stored[0].mime_type, "text/plain");
+//! assert_eq!(board.card_attachments(&me, &card.id).await?.len(), 1);
+//! board.delete_attachment(&me, &stored[0].id).await?;
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
+//! ## Relations
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-links-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{Name, NewCard, NewRelation, RelationKind};
+//! let parent = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Epic")?)).await?;
+//! let child = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Story")?)).await?;
+//! let link = board.create_relation(&me, &parent.id, NewRelation::new(child.id.clone(), RelationKind::Parent)).await?;
+//! assert_eq!(link.target_id, child.id);
+//! // The inverse link would close a cycle of PARENT links.
+//! let inverse = NewRelation::new(parent.id.clone(), RelationKind::Parent);
+//! assert!(board.create_relation(&me, &child.id, inverse).await.is_err());
+//! board.delete_relation(&me, &link.id).await?;
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
+//! ## Settings
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-settings-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{ColumnScope, SettingsPatch};
+//! assert_eq!(board.settings(&me, &ws.id).await?.column_scope, ColumnScope::Tenant);
+//! let patch = SettingsPatch::new(ws.id.clone()).column_scope(ColumnScope::Project);
+//! let settings = board.update_settings(&me, patch).await?;
+//! assert!(settings.column_management, "unchanged");
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
+//! ## Accounts and tokens
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-tokens-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.create_workspace("Team").await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{Role};
+//! let ana = board.create_account("ana").await?;
+//! board.add_member(&ws.id, &ana.id, Role::Member).await?;
+//! let issued = board.create_token(&ana.id, None).await?;
+//! let actor = board.authenticate(&issued.token).await?;
+//! assert_eq!(actor.account(), Some(&ana.id));
+//! // Ana may read the workspace's settings, not change them (ADMIN).
+//! board.settings(&actor, &ws.id).await?;
+//! assert_eq!(board.list_tokens(Some(&ana.id)).await?[0].id, issued.id);
+//! board.revoke_token(issued.id.as_str()).await?;
+//! assert!(board.authenticate(&issued.token).await.is_err());
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
 //! ```
 
-pub mod access;
-pub mod attachments;
-pub mod cards;
-pub mod columns;
-pub mod comments;
-pub mod db;
+#![warn(missing_docs)]
+
+mod access;
+mod attachments;
+mod cards;
+mod columns;
+mod comments;
+mod db;
 mod detect;
 mod directory;
-pub mod error;
-pub mod events;
-pub mod files;
-pub mod history;
-pub mod ids;
+mod error;
+mod events;
+mod files;
+mod history;
+mod ids;
 #[cfg(feature = "openapi")]
-pub mod openapi;
-pub mod relations;
-pub mod settings;
-pub mod sweep;
-pub mod validate;
-pub mod workspaces;
+mod openapi;
+mod query;
+mod relations;
+mod settings;
+mod sweep;
+mod text;
+mod validate;
+mod workspaces;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use sqlx::AnyPool;
 
+// The public API, each item once.
 pub use access::{Account, Actor, IssuedToken, Membership, Role, Session};
-pub use attachments::{Attachment, MemoryUpload, PartInfo, Scope, UploadSource};
+pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
 pub use columns::{
     Accent, CardsFate, Column, ColumnDeleted, ColumnOrder, ColumnPatch, DeleteColumn, NewColumn,
+    CONFIRM_DELETE_CARDS, MAX_REORDER,
 };
 pub use comments::{Comment, CommentInput};
 pub use db::Backend;
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
 pub use events::{Event, FeedItem, Subscription};
-pub use files::{FileStore, LocalDir};
+pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
 pub use history::HistoryEntry;
-pub use ids::*;
+pub use ids::{
+    AccountId, AttachmentId, CardId, ColumnId, CommentId, HistoryId, ProjectId, RelationId,
+    TokenId, WorkspaceId, CUID_PATTERN,
+};
+pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 pub use settings::{ColumnScope, Settings, SettingsPatch};
-pub use sweep::SweepReport;
+pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
+pub use text::{CommentText, InvalidText, Name};
 pub use validate::{FromJson, Input};
 pub use workspaces::{Bootstrap, Project, Workspace};
 
@@ -126,13 +357,23 @@ impl Options {
     }
 }
 
+/// The use of a [`Board`]'s connection pool ([`Board::pool_stats`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Connections open now (idle or in use).
+    pub open: u32,
+    /// Open connections not in use.
+    pub idle: usize,
+    /// The most connections the pool opens.
+    pub max: u32,
+}
+
 /// The handle every operation hangs off: the database pool, the file store and
 /// the installation's attachment settings. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Board {
     pool: AnyPool,
     backend: Backend,
-    files_dir: PathBuf,
     store: Arc<dyn FileStore>,
     max_attachment_bytes: u64,
     attachments_enabled: bool,
@@ -169,7 +410,6 @@ impl Board {
         Ok(Board {
             pool,
             backend,
-            files_dir: options.files_dir,
             store,
             max_attachment_bytes: options.max_attachment_bytes,
             attachments_enabled: options.attachments_enabled,
@@ -184,23 +424,13 @@ impl Board {
         self.backend
     }
 
-    /// The largest accepted attachment, in bytes.
-    pub fn max_attachment_bytes(&self) -> u64 {
-        self.max_attachment_bytes
-    }
-
-    /// The folder of stored files (of the default local store).
-    pub fn files_dir(&self) -> &Path {
-        &self.files_dir
-    }
-
-    /// The pool's use: (open connections, idle connections, limit).
-    pub fn pool_stats(&self) -> (u32, usize, u32) {
-        (
-            self.pool.size(),
-            self.pool.num_idle(),
-            self.pool.options().get_max_connections(),
-        )
+    /// The pool's use now.
+    pub fn pool_stats(&self) -> PoolStats {
+        PoolStats {
+            open: self.pool.size(),
+            idle: self.pool.num_idle(),
+            max: self.pool.options().get_max_connections(),
+        }
     }
 
     /// `Ok` when the database answers.
@@ -216,7 +446,7 @@ impl Board {
 
     /// Opens a write transaction holding `lock`: the row its operation reads
     /// and decides under. More locks may follow, parent first
-    /// ([`db::WriteTx::lock`]).
+    /// (`db::WriteTx::lock`).
     pub(crate) async fn write(&self, lock: db::Lock<'_>) -> Result<db::WriteTx> {
         let mut tx = self.write_unlocked().await?;
         tx.lock(lock).await?;

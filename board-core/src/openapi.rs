@@ -1,6 +1,9 @@
 //! OpenAPI schemas of the wire types (feature `openapi`), for board-server's
-//! `/api/openapi.json`. The types themselves derive `utoipa::ToSchema`; this
-//! module holds the pieces a derive cannot express.
+//! `/api/openapi.json`. The types themselves derive `utoipa::ToSchema`, the
+//! ids share the `Cuid` schema (in `ids.rs`) and names and comments take theirs
+//! from [`Name`](crate::Name) and [`CommentText`](crate::CommentText) (in
+//! `text.rs`); this module holds the pieces a derive cannot express. It depends
+//! on those types, never the other way.
 
 use utoipa::openapi::schema::{
     AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, Schema, SchemaType, Type,
@@ -10,23 +13,6 @@ use utoipa::PartialSchema;
 
 use crate::columns::{ColumnOrder, DeleteColumn, CONFIRM_DELETE_CARDS, MAX_REORDER};
 use crate::ids::ColumnId;
-
-/// The pattern every id matches (cuid2: 24 characters, `[a-z][a-z0-9]{23}`).
-pub const CUID_PATTERN: &str = "^[a-z][a-z0-9]{23}$";
-
-/// The pattern of a name or a comment: at least one character that is not
-/// blank (names are trimmed, comments must not be blank), and no NUL.
-/// The derive attributes repeat it (they take literals only); a test checks.
-pub const TEXT_PATTERN: &str = r"^[^\x00]*[^\s\x00][^\x00]*$";
-
-/// The schema of an id: a string matching [`CUID_PATTERN`].
-pub fn cuid() -> RefOr<Schema> {
-    ObjectBuilder::new()
-        .schema_type(SchemaType::Type(Type::String))
-        .pattern(Some(CUID_PATTERN))
-        .description(Some("A cuid2 id"))
-        .into()
-}
 
 fn string_const(value: &str) -> ObjectBuilder {
     ObjectBuilder::new()
@@ -99,41 +85,46 @@ mod tests {
     use utoipa::PartialSchema;
 
     use crate::columns::{Accent, ColumnPatch, NewColumn};
-    use crate::comments::{CommentInput, COMMENT_MAX};
-    use crate::validate::NAME_MAX;
-    use crate::{CardPatch, NewCard, RelationKind};
+    use crate::comments::CommentInput;
+    use crate::text::TEXT_PATTERN;
+    use crate::{CardPatch, CommentText, Name, NewCard, RelationKind};
 
     fn json<T: PartialSchema>() -> Value {
         serde_json::to_value(T::schema()).unwrap()
     }
 
-    /// The limits written in the derive attributes are the validator's.
+    /// The limits in the schemas are the validator's: each is written once,
+    /// in `Name` and `CommentText`, and every name or comment field refers to
+    /// that one schema.
     #[test]
     fn limits_match_the_validation() {
-        for (schema, field) in [
-            (json::<NewColumn>(), "name"),
-            (json::<ColumnPatch>(), "name"),
-            (json::<NewCard>(), "title"),
-            (json::<CardPatch>(), "title"),
+        let name = json::<Name>();
+        assert_eq!(name["maxLength"], Name::MAX);
+        assert_eq!(name["minLength"], 1);
+        assert_eq!(name["pattern"], TEXT_PATTERN);
+        assert!(Name::parse(&"x".repeat(Name::MAX)).is_ok());
+        assert!(Name::parse(&"x".repeat(Name::MAX + 1)).is_err());
+        let comment = json::<CommentText>();
+        assert_eq!(comment["maxLength"], CommentText::MAX);
+        assert_eq!(comment["minLength"], 1);
+        assert_eq!(comment["pattern"], TEXT_PATTERN);
+        for (schema, field, to) in [
+            (json::<NewColumn>(), "name", "Name"),
+            (json::<ColumnPatch>(), "name", "Name"),
+            (json::<NewCard>(), "title", "Name"),
+            (json::<CardPatch>(), "title", "Name"),
+            (json::<CommentInput>(), "content", "CommentText"),
         ] {
             assert_eq!(
-                schema["properties"][field]["maxLength"], NAME_MAX,
-                "{field}"
+                schema["properties"][field]["$ref"],
+                format!("#/components/schemas/{to}"),
+                "{field}: {schema}"
             );
-            assert_eq!(schema["properties"][field]["minLength"], 1, "{field}");
         }
-        for (schema, field) in [
-            (json::<NewColumn>(), "name"),
-            (json::<ColumnPatch>(), "name"),
-            (json::<NewCard>(), "title"),
-            (json::<CardPatch>(), "title"),
-            (json::<CommentInput>(), "content"),
-        ] {
-            assert_eq!(schema["properties"][field]["pattern"], super::TEXT_PATTERN);
-        }
-        let comment = json::<CommentInput>();
-        assert_eq!(comment["properties"]["content"]["maxLength"], COMMENT_MAX);
-        assert_eq!(comment["required"], serde_json::json!(["content"]));
+        assert_eq!(
+            json::<CommentInput>()["required"],
+            serde_json::json!(["content"])
+        );
     }
 
     #[test]

@@ -97,14 +97,24 @@ pub struct NewRelation {
     pub kind: RelationKind,
 }
 
+impl NewRelation {
+    /// A link of `kind` to the card `target`.
+    pub fn new(target: CardId, kind: RelationKind) -> NewRelation {
+        NewRelation {
+            target_id: target,
+            kind,
+        }
+    }
+}
+
 impl FromJson for NewRelation {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
-        let target = f.required("targetId", validate::cuid);
+        let target = f.required("targetId", validate::id(CardId::parse));
         let kind = f.required("kind", |v| validate::one_of(v, &RelationKind::ALL));
         f.finish()?;
         Ok(NewRelation {
-            target_id: CardId::from_db(target.expect("checked")),
+            target_id: target.expect("checked"),
             kind: RelationKind::parse(kind.expect("checked")).expect("listed"),
         })
     }
@@ -129,7 +139,7 @@ impl Board {
     /// Every link where the card is source or target, oldest first (Viewer).
     pub async fn card_relations(&self, actor: &Actor, card: &CardId) -> Result<Vec<Relation>> {
         let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, &found.tenant_id, Role::Viewer)
+        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Viewer)
             .await?;
         let sql = format!(
             "{RELATION_SELECT} WHERE source_id = $1 OR target_id = $1 ORDER BY created_at, id"
@@ -150,13 +160,20 @@ impl Board {
         &self,
         actor: &Actor,
         source: &CardId,
-        input: Input<NewRelation>,
+        input: impl Into<Input<NewRelation>>,
     ) -> Result<Relation> {
         let before = self.find_card(&self.pool, source.as_str()).await?;
-        self.require(&self.pool, actor, &before.tenant_id, Role::Member)
+        self.require(
+            &self.pool,
+            actor,
+            before.workspace_id.as_str(),
+            Role::Member,
+        )
+        .await?;
+        let new = input.into().open()?;
+        let mut tx = self
+            .write(Lock::Workspace(before.workspace_id.as_str()))
             .await?;
-        let new = input.open()?;
-        let mut tx = self.write(Lock::Workspace(&before.tenant_id)).await?;
         // Re-read under the lock: the card may have been deleted meanwhile.
         let source_card = self.find_card(&mut *tx, source.as_str()).await?;
         self.check_link(&mut tx, &source_card, &new).await?;
@@ -172,7 +189,7 @@ impl Board {
              VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(relation.id.as_str())
-        .bind(source_card.tenant_id.as_str())
+        .bind(source_card.workspace_id.as_str())
         .bind(relation.source_id.as_str())
         .bind(relation.target_id.as_str())
         .bind(relation.kind.as_str())
@@ -180,7 +197,7 @@ impl Board {
         .execute(&mut *tx)
         .await
         .map_err(insert_error)?;
-        let ws = source_card.tenant_id.as_str();
+        let ws = source_card.workspace_id.as_str();
         tx.emit(Change::new("relation.created", ws, actor, &relation, &[]));
         tx.commit().await?;
         Ok(relation)
@@ -198,14 +215,14 @@ impl Board {
                 Error::NotFound(_) => Error::NotFound("target card"),
                 other => other,
             })?;
-        if target.tenant_id != source.tenant_id {
+        if target.workspace_id != source.workspace_id {
             return Err(Error::rule(
                 Rule::CrossWorkspaceLink,
                 "the cards are in different workspaces",
             ));
         }
         if target.project_id != source.project_id
-            && !settings::load(&mut **tx, &source.tenant_id)
+            && !settings::load(&mut **tx, source.workspace_id.as_str())
                 .await?
                 .allow_cross_project_links
         {
@@ -214,12 +231,12 @@ impl Board {
                 "the cards are in different projects and allowCrossProjectLinks is off",
             ));
         }
-        if link_exists(&mut **tx, &source.id, &target.id).await? {
+        if link_exists(&mut **tx, source.id.as_str(), target.id.as_str()).await? {
             return Err(Error::LinkExists);
         }
         if new.kind.is_acyclic() {
             tx.index_joins_only().await?;
-            if reaches(&mut **tx, &target.id, &source.id, new.kind).await? {
+            if reaches(&mut **tx, target.id.as_str(), source.id.as_str(), new.kind).await? {
                 return Err(Error::rule(
                     Rule::LinkCycle,
                     format!("this {} link would close a cycle", new.kind.as_str()),

@@ -48,8 +48,9 @@ impl ColumnScope {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
-    /// The workspace.
-    pub tenant_id: WorkspaceId,
+    /// The workspace (`tenantId` on the wire).
+    #[serde(rename = "tenantId")]
+    pub workspace_id: WorkspaceId,
     /// Which set holds for project cards (default `TENANT`).
     pub column_scope: ColumnScope,
     /// Whether columns may be created, edited, reordered and deleted (default on).
@@ -67,7 +68,8 @@ pub struct Settings {
 )]
 pub struct SettingsPatch {
     /// The workspace (`tenantId`).
-    pub tenant_id: WorkspaceId,
+    #[cfg_attr(feature = "openapi", schema(rename = "tenantId"))]
+    pub workspace_id: WorkspaceId,
     /// New `columnScope`.
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub column_scope: Option<ColumnScope>,
@@ -79,10 +81,47 @@ pub struct SettingsPatch {
     pub allow_cross_project_links: Option<bool>,
 }
 
+impl SettingsPatch {
+    /// A patch of the settings of `workspace` that changes nothing yet.
+    ///
+    /// ```
+    /// # let ws = board_core::WorkspaceId::parse("ckv7q2x0a0000abcdefghijk").unwrap();
+    /// use board_core::{ColumnScope, SettingsPatch};
+    /// let patch = SettingsPatch::new(ws).column_scope(ColumnScope::Project);
+    /// assert_eq!(patch.column_management, None);
+    /// ```
+    pub fn new(workspace: WorkspaceId) -> SettingsPatch {
+        SettingsPatch {
+            workspace_id: workspace,
+            column_scope: None,
+            column_management: None,
+            allow_cross_project_links: None,
+        }
+    }
+
+    /// Sets `columnScope`.
+    pub fn column_scope(mut self, scope: ColumnScope) -> SettingsPatch {
+        self.column_scope = Some(scope);
+        self
+    }
+
+    /// Sets `columnManagement`.
+    pub fn column_management(mut self, on: bool) -> SettingsPatch {
+        self.column_management = Some(on);
+        self
+    }
+
+    /// Sets `allowCrossProjectLinks`.
+    pub fn allow_cross_project_links(mut self, on: bool) -> SettingsPatch {
+        self.allow_cross_project_links = Some(on);
+        self
+    }
+}
+
 impl FromJson for SettingsPatch {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
-        let tenant = f.required("tenantId", validate::cuid);
+        let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
         let scope = f.optional("columnScope", |v| {
             validate::one_of(v, &["TENANT", "PROJECT"])
                 .map(|s| ColumnScope::parse(s).expect("listed"))
@@ -91,7 +130,7 @@ impl FromJson for SettingsPatch {
         let cross = f.optional("allowCrossProjectLinks", validate::boolean);
         f.finish()?;
         Ok(SettingsPatch {
-            tenant_id: WorkspaceId::from_db(tenant.expect("checked by finish")),
+            workspace_id: tenant.expect("checked by finish"),
             column_scope: scope,
             column_management: management,
             allow_cross_project_links: cross,
@@ -100,9 +139,9 @@ impl FromJson for SettingsPatch {
 }
 
 impl Board {
-    /// The settings of `workspace` (Viewer); the query's `tenant` is required.
-    pub async fn settings(&self, actor: &Actor, workspace: Option<&str>) -> Result<Settings> {
-        let workspace = validate::required_param("tenant", workspace)?;
+    /// The settings of `workspace` (Viewer).
+    pub async fn settings(&self, actor: &Actor, workspace: &WorkspaceId) -> Result<Settings> {
+        let workspace = workspace.as_str();
         self.require(&self.pool, actor, workspace, Role::Viewer)
             .await?;
         load(&self.pool, workspace).await
@@ -115,15 +154,15 @@ impl Board {
     pub async fn update_settings(
         &self,
         actor: &Actor,
-        input: Input<SettingsPatch>,
+        input: impl Into<Input<SettingsPatch>>,
     ) -> Result<Settings> {
-        let patch = input.open()?;
-        let ws = patch.tenant_id.as_str();
+        let patch = input.into().open()?;
+        let ws = patch.workspace_id.as_str();
         self.require(&self.pool, actor, ws, Role::Admin).await?;
         let mut tx = self.write(Lock::Settings(ws)).await?;
         let current = load(&mut *tx, ws).await?;
         let next = Settings {
-            tenant_id: patch.tenant_id.clone(),
+            workspace_id: patch.workspace_id.clone(),
             column_scope: patch.column_scope.unwrap_or(current.column_scope),
             column_management: patch.column_management.unwrap_or(current.column_management),
             allow_cross_project_links: patch
@@ -161,7 +200,7 @@ where
     let row = row.ok_or_else(Error::not_reached)?;
     let scope: String = row.try_get("column_scope")?;
     Ok(Settings {
-        tenant_id: WorkspaceId::from_db(workspace.to_string()),
+        workspace_id: WorkspaceId::from_db(workspace.to_string()),
         column_scope: ColumnScope::parse(&scope).unwrap_or(ColumnScope::Tenant),
         column_management: flag(row.try_get("column_management")?),
         allow_cross_project_links: flag(row.try_get("allow_cross_project_links")?),

@@ -6,21 +6,40 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::is_cuid;
+use crate::text::{CommentText, Name};
 
-/// The most characters a column or card name may have after trimming.
-pub const NAME_MAX: usize = 100;
-
-/// A typed input that can be read from a JSON body.
+/// An input type that can be read from a JSON request body.
+///
+/// Implemented by every body type of the HTTP contract ([`NewCard`](crate::NewCard),
+/// [`ColumnPatch`](crate::ColumnPatch), …). The body is read as a JSON object field
+/// by field, so every problem is reported at once, in the contract's
+/// `fieldErrors` / `formErrors` shape.
 pub trait FromJson: Sized {
-    /// Reads the input, collecting every schema problem into [`ValidationErrors`].
+    /// Reads the input, collecting every schema problem into
+    /// [`ValidationErrors`] (a 422 [`Error::Validation`]).
     fn from_json(body: &Value) -> Result<Self>;
 }
 
 /// An operation's input whose schema check is still pending.
 ///
-/// The contract orders the checks 401 → 404 → 403 → 422, so an operation first
-/// checks access and only then opens its input. Rust callers build the typed
-/// input directly (`UpdateCard { .. }.into()`); the server reads it from bytes.
+/// The contract orders the checks 401 → 404 → 403 → 422: a request with a bad
+/// body for a card that does not exist is a 404, not a 422. So the server does
+/// not refuse a bad body itself: it hands the operation the body as it came
+/// ([`Input::from_body`]) and the operation opens it only after its access
+/// checks. That is the one reason this type exists.
+///
+/// Rust callers never need to name it: every operation takes
+/// `impl Into<Input<T>>`, and a typed input (`NewCard`, `ColumnPatch`, …) *is*
+/// such a value (it is already checked: its names are [`Name`](crate::Name)s and its ids
+/// are typed), so they pass the input itself:
+///
+/// ```no_run
+/// # async fn f(board: board_core::Board, card: board_core::CardId) -> board_core::Result<()> {
+/// use board_core::{Actor, CardPatch, Name};
+/// let patch = CardPatch::default().title(Name::parse("Renamed")?);
+/// board.update_card(&Actor::Operator, &card, patch).await?;
+/// # Ok(()) }
+/// ```
 #[derive(Debug)]
 pub struct Input<T>(Result<T>);
 
@@ -31,7 +50,8 @@ impl<T> From<T> for Input<T> {
 }
 
 impl<T: FromJson> Input<T> {
-    /// Reads an input from raw body bytes (a non-JSON body is a schema failure).
+    /// Reads an input from raw body bytes (a body that is blank or not JSON is a
+    /// schema failure, reported when the operation opens it).
     pub fn from_body(bytes: &[u8]) -> Self {
         Input(parse_json(bytes).and_then(|v| T::from_json(&v)))
     }
@@ -50,7 +70,7 @@ impl<T> Input<T> {
 }
 
 /// Parses body bytes as JSON; anything else is a 422 with a `formErrors` entry.
-pub fn parse_json(bytes: &[u8]) -> Result<Value> {
+pub(crate) fn parse_json(bytes: &[u8]) -> Result<Value> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ValidationErrors::whole(
             "Request body is required (a JSON object)",
@@ -61,7 +81,7 @@ pub fn parse_json(bytes: &[u8]) -> Result<Value> {
 }
 
 /// Reads the fields of one JSON object, collecting errors as it goes.
-pub struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     obj: Option<&'a Map<String, Value>>,
     known: Vec<&'static str>,
     errors: ValidationErrors,
@@ -69,7 +89,7 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     /// Starts reading `body`, which must be a JSON object.
-    pub fn new(body: &'a Value) -> Self {
+    pub(crate) fn new(body: &'a Value) -> Self {
         let mut errors = ValidationErrors::default();
         let obj = body.as_object();
         if obj.is_none() {
@@ -88,7 +108,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A field that must be present (and not null).
-    pub fn required<T>(
+    pub(crate) fn required<T>(
         &mut self,
         key: &'static str,
         parse: impl FnOnce(&Value) -> Result<T, String>,
@@ -98,7 +118,7 @@ impl<'a> Fields<'a> {
 
     /// A field that must be present (and not null), whose absence is reported
     /// as `Required: {accepted}`, naming what the field accepts.
-    pub fn required_naming<T>(
+    pub(crate) fn required_naming<T>(
         &mut self,
         key: &'static str,
         accepted: &str,
@@ -124,7 +144,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A field that may be absent; `null` is refused.
-    pub fn optional<T>(
+    pub(crate) fn optional<T>(
         &mut self,
         key: &'static str,
         parse: impl FnOnce(&Value) -> Result<T, String>,
@@ -140,7 +160,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A field that may be absent or `null` (both read as `None`).
-    pub fn nullable<T>(
+    pub(crate) fn nullable<T>(
         &mut self,
         key: &'static str,
         parse: impl FnOnce(&Value) -> Result<T, String>,
@@ -152,7 +172,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Records a rule that involves several fields.
-    pub fn field_error(&mut self, key: &str, message: impl Into<String>) {
+    pub(crate) fn field_error(&mut self, key: &str, message: impl Into<String>) {
         self.errors.field(key, message);
     }
 
@@ -167,7 +187,7 @@ impl<'a> Fields<'a> {
     }
 
     /// Ends reading: unknown keys are a `formErrors` entry; any error fails.
-    pub fn finish(mut self) -> Result<()> {
+    pub(crate) fn finish(mut self) -> Result<()> {
         if let Some(obj) = self.obj {
             let unknown: Vec<String> = obj
                 .keys()
@@ -200,61 +220,45 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
-/// A query parameter that must be present (422 `fieldErrors.NAME` otherwise).
-pub fn required_param<'a>(name: &str, value: Option<&'a str>) -> Result<&'a str> {
-    value.ok_or_else(|| ValidationErrors::one(name, "Required"))
-}
-
 /// A JSON string.
-pub fn string(v: &Value) -> Result<String, String> {
+pub(crate) fn string(v: &Value) -> Result<String, String> {
     v.as_str()
         .map(str::to_string)
         .ok_or_else(|| format!("Expected string, received {}", kind(v)))
 }
 
 /// A JSON boolean.
-pub fn boolean(v: &Value) -> Result<bool, String> {
+pub(crate) fn boolean(v: &Value) -> Result<bool, String> {
     v.as_bool()
         .ok_or_else(|| format!("Expected boolean, received {}", kind(v)))
 }
 
-/// A cuid2 id given as a JSON string.
-pub fn cuid(v: &Value) -> Result<String, String> {
-    let s = string(v)?;
-    if is_cuid(&s) {
-        Ok(s)
-    } else {
-        Err("Invalid cuid".into())
+/// A cuid2 id given as a JSON string, as the id type `T`.
+pub(crate) fn id<T>(parse: fn(&str) -> Option<T>) -> impl Fn(&Value) -> Result<T, String> {
+    move |v| {
+        let s = v
+            .as_str()
+            .ok_or_else(|| format!("Expected string, received {}", kind(v)))?;
+        if is_cuid(s) {
+            Ok(parse(s).expect("checked"))
+        } else {
+            Err("Invalid cuid".into())
+        }
     }
 }
 
-/// A column or card name: trimmed, then 1..=100 characters.
-pub fn name(v: &Value) -> Result<String, String> {
-    check_name(&string(v)?)
+/// A name ([`Name`]: trimmed, 1..=100 characters).
+pub(crate) fn name(v: &Value) -> Result<Name, String> {
+    Name::parse(&string(v)?).map_err(|e| e.message().to_string())
 }
 
-/// The message for text holding a NUL character, which neither backend
-/// stores as text (PostgreSQL refuses it, SQLite's `length()` stops at it).
-pub const NUL_REFUSED: &str = "String must not contain NUL (\\u0000) characters";
-
-/// Trims a name and checks its length (1..=100 characters) and that it holds
-/// no NUL character.
-pub fn check_name(raw: &str) -> Result<String, String> {
-    if raw.contains('\0') {
-        return Err(NUL_REFUSED.into());
-    }
-    let t = raw.trim();
-    match t.chars().count() {
-        0 => Err("String must contain at least 1 character(s) after trimming".into()),
-        n if n > NAME_MAX => Err(format!(
-            "String must contain at most {NAME_MAX} character(s)"
-        )),
-        _ => Ok(t.to_string()),
-    }
+/// A comment's content ([`CommentText`]).
+pub(crate) fn comment_text(v: &Value) -> Result<CommentText, String> {
+    CommentText::parse(&string(v)?).map_err(|e| e.message().to_string())
 }
 
 /// A string that must be one of `allowed`.
-pub fn one_of(v: &Value, allowed: &[&'static str]) -> Result<&'static str, String> {
+pub(crate) fn one_of(v: &Value, allowed: &[&'static str]) -> Result<&'static str, String> {
     let s = string(v)?;
     allowed.iter().copied().find(|a| *a == s).ok_or_else(|| {
         format!(
@@ -305,14 +309,6 @@ mod tests {
         };
         assert_eq!(e.field_errors["kind"], vec!["Required: A or B"]);
         assert!(e.form_errors.is_empty());
-    }
-
-    #[test]
-    fn names_are_trimmed_and_bounded() {
-        assert_eq!(check_name("  To do ").unwrap(), "To do");
-        assert!(check_name("   ").is_err());
-        assert!(check_name(&"é".repeat(100)).is_ok());
-        assert!(check_name(&"é".repeat(101)).is_err());
     }
 
     #[test]

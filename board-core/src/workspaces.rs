@@ -7,9 +7,9 @@ use crate::access::{insert_account, issue_token, Account, IssuedToken, Role};
 use crate::columns::Accent;
 use crate::db::{new_id, now};
 use crate::directory::taken;
-use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
+use crate::error::{is_unique_violation, Error, Result};
 use crate::ids::{AccountId, ProjectId, WorkspaceId};
-use crate::validate::check_name;
+use crate::text::Name;
 use crate::Board;
 
 /// A workspace.
@@ -81,7 +81,7 @@ impl Board {
 
     /// Creates a project in `workspace`, with its own (empty) column set.
     pub async fn create_project(&self, workspace: &WorkspaceId, name: &str) -> Result<Project> {
-        let name = check_name(name).map_err(|m| ValidationErrors::one("name", m))?;
+        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
         // The foreign key backs the existence check; every row is new.
         let mut tx = self.write_unlocked().await?;
         self.workspace_exists(&mut *tx, workspace.as_str()).await?;
@@ -175,7 +175,7 @@ impl Board {
 }
 
 async fn insert_workspace(tx: &mut crate::db::WriteTx, name: &str) -> Result<Workspace> {
-    let name = check_name(name).map_err(|m| ValidationErrors::one("name", m))?;
+    let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
     let ws = Workspace {
         id: WorkspaceId::from_db(new_id()),
         name,

@@ -49,12 +49,10 @@ impl FromJson for DeleteColumn {
             ),
             |v| validate::one_of(v, &["MOVE", "DELETE"]),
         );
-        let target = f.optional("targetColumnId", validate::cuid);
+        let target = f.optional("targetColumnId", validate::id(ColumnId::parse));
         let confirm = f.optional("confirm", validate::string);
         let fate = match (cards, target, confirm) {
-            (Some("MOVE"), Some(t), _) => Some(CardsFate::Move {
-                target: ColumnId::from_db(t),
-            }),
+            (Some("MOVE"), Some(target), _) => Some(CardsFate::Move { target }),
             (Some("MOVE"), None, _) => {
                 f.field_error("targetColumnId", "Required when cards is MOVE");
                 None
@@ -75,9 +73,25 @@ impl FromJson for DeleteColumn {
 }
 
 impl DeleteColumn {
-    /// Applies the rules a typed input must meet too: deleting cards needs the
+    /// Moves the column's cards to `target`, another column of its set.
+    pub fn move_cards(target: ColumnId) -> DeleteColumn {
+        DeleteColumn {
+            cards: CardsFate::Move { target },
+        }
+    }
+
+    /// Deletes the column's cards; `confirm` must be [`CONFIRM_DELETE_CARDS`].
+    pub fn delete_cards(confirm: impl Into<String>) -> DeleteColumn {
+        DeleteColumn {
+            cards: CardsFate::Delete {
+                confirm: confirm.into(),
+            },
+        }
+    }
+
+    /// Applies the rule a typed input must meet too: deleting cards needs the
     /// exact confirmation.
-    pub fn checked(self) -> Result<Self> {
+    pub(crate) fn checked(self) -> Result<Self> {
         match &self.cards {
             CardsFate::Delete { confirm } if confirm != CONFIRM_DELETE_CARDS => {
                 Err(ValidationErrors::one(
@@ -111,13 +125,13 @@ impl Board {
         &self,
         actor: &Actor,
         id: &ColumnId,
-        input: Input<DeleteColumn>,
+        input: impl Into<Input<DeleteColumn>>,
     ) -> Result<ColumnDeleted> {
         let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
         let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         self.require_column_management(&mut *tx, &ws).await?;
-        let del = input.open()?.checked()?;
+        let del = input.into().open()?.checked()?;
         // Under the lock: the column may have gone, or lost/gained the mark.
         let column = self.find_column(&mut *tx, id.as_str()).await?;
         let columns: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM columns WHERE set_id = $1")

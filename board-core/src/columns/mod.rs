@@ -23,7 +23,9 @@ use crate::db::{flag, new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, ValidationErrors};
 use crate::events::Change;
 use crate::ids::{ColumnId, ProjectId, WorkspaceId};
+use crate::query::SetQuery;
 use crate::settings;
+use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -62,7 +64,7 @@ accents! {
 }
 
 /// Reads an accent token from JSON (`color` on the wire).
-pub fn accent(v: &Value) -> Result<Accent, String> {
+pub(crate) fn accent(v: &Value) -> Result<Accent, String> {
     validate::one_of(v, Accent::ALL).map(|s| Accent::parse(s).expect("listed"))
 }
 
@@ -94,19 +96,12 @@ pub struct Column {
 )]
 pub struct NewColumn {
     /// The workspace (`tenantId`).
-    pub tenant_id: WorkspaceId,
+    #[cfg_attr(feature = "openapi", schema(rename = "tenantId"))]
+    pub workspace_id: WorkspaceId,
     /// The project whose set gets the column; `None` for the tenant set.
     pub project_id: Option<ProjectId>,
     /// The name (trimmed, 1..=100 characters).
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            min_length = 1,
-            max_length = 100,
-            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$"
-        )
-    )]
-    pub name: String,
+    pub name: Name,
     /// The accent (`color`); default `slate`.
     #[cfg_attr(feature = "openapi", schema(required = false, default = "slate"))]
     pub color: Accent,
@@ -118,15 +113,15 @@ pub struct NewColumn {
 impl FromJson for NewColumn {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
-        let tenant = f.required("tenantId", validate::cuid);
-        let project = f.nullable("projectId", validate::cuid);
+        let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
+        let project = f.nullable("projectId", validate::id(ProjectId::parse));
         let name = f.required("name", validate::name);
         let color = f.optional("color", accent);
         let done = f.optional("done", validate::boolean);
         f.finish()?;
         Ok(NewColumn {
-            tenant_id: WorkspaceId::from_db(tenant.expect("checked")),
-            project_id: project.map(ProjectId::from_db),
+            workspace_id: tenant.expect("checked"),
+            project_id: project,
             name: name.expect("checked"),
             color: color.unwrap_or(Accent::Slate),
             done: done.unwrap_or(false),
@@ -135,12 +130,42 @@ impl FromJson for NewColumn {
 }
 
 impl NewColumn {
-    /// Applies the rules a typed input must meet too: the name is trimmed and
-    /// 1..=100 characters.
-    pub fn checked(mut self) -> Result<Self> {
-        self.name =
-            validate::check_name(&self.name).map_err(|m| ValidationErrors::one("name", m))?;
-        Ok(self)
+    /// A column named `name` at the end of the tenant set of `workspace`,
+    /// `slate`, not the done column.
+    ///
+    /// ```
+    /// # let ws = board_core::WorkspaceId::parse("ckv7q2x0a0000abcdefghijk").unwrap();
+    /// use board_core::{Accent, Name, NewColumn};
+    /// let review = NewColumn::new(ws, Name::parse("Review")?).color(Accent::Violet);
+    /// assert!(!review.done);
+    /// # Ok::<(), board_core::Error>(())
+    /// ```
+    pub fn new(workspace: WorkspaceId, name: Name) -> NewColumn {
+        NewColumn {
+            workspace_id: workspace,
+            project_id: None,
+            name,
+            color: Accent::Slate,
+            done: false,
+        }
+    }
+
+    /// In the set of `project` (`None`: the tenant set).
+    pub fn in_project(mut self, project: Option<ProjectId>) -> NewColumn {
+        self.project_id = project;
+        self
+    }
+
+    /// With the accent `color`.
+    pub fn color(mut self, color: Accent) -> NewColumn {
+        self.color = color;
+        self
+    }
+
+    /// Taking the set's done mark.
+    pub fn done(mut self) -> NewColumn {
+        self.done = true;
+        self
     }
 }
 
@@ -183,17 +208,17 @@ impl Board {
 
     /// Lists columns (Viewer).
     ///
-    /// - `workspace` and `project`: the set in effect for a card of that project;
-    /// - `workspace` alone: the tenant set, then each project set in project
+    /// - a workspace and a project: the set in effect for a card of that
+    ///   project (a project outside the workspace is a 422 on `project`);
+    /// - a workspace alone: the tenant set, then each project set in project
     ///   creation order;
-    /// - neither: the same for every workspace the actor reaches.
+    /// - no query: the same for every workspace the actor reaches.
     pub async fn list_columns(
         &self,
         actor: &Actor,
-        workspace: Option<&str>,
-        project: Option<&str>,
+        query: Option<&SetQuery>,
     ) -> Result<Vec<Column>> {
-        let Some(ws) = workspace else {
+        let Some(query) = query else {
             // Every workspace the actor reaches, in one statement.
             return match actor {
                 Actor::Operator => self.columns_where("TRUE", None).await,
@@ -205,7 +230,8 @@ impl Board {
                 }
             };
         };
-        match project {
+        let ws = query.workspace_id().as_str();
+        match query.project_key() {
             Some(p) => {
                 self.require(&self.pool, actor, ws, Role::Viewer).await?;
                 let set = self
@@ -273,9 +299,13 @@ impl Board {
     /// Creates a column at the end of its set (Member). The first column of an
     /// empty set becomes its done column whatever `done` says; `done: true`
     /// moves the mark from the set's previous done column.
-    pub async fn create_column(&self, actor: &Actor, input: Input<NewColumn>) -> Result<Column> {
-        let new = input.open()?.checked()?;
-        let ws = new.tenant_id.as_str();
+    pub async fn create_column(
+        &self,
+        actor: &Actor,
+        input: impl Into<Input<NewColumn>>,
+    ) -> Result<Column> {
+        let new = input.into().open()?;
+        let ws = new.workspace_id.as_str();
         self.require(&self.pool, actor, ws, Role::Member).await?;
         self.require_column_management(&self.pool, ws).await?;
         // A set is never deleted: its id can be read before the lock.
@@ -295,7 +325,7 @@ impl Board {
         let column = Column {
             id,
             project_id: new.project_id,
-            name: new.name,
+            name: new.name.into_string(),
             accent: new.color,
             position: next,
             done,

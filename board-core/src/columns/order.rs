@@ -58,8 +58,13 @@ fn check_ids<S: AsRef<str>>(ids: &[S]) -> Result<()> {
 }
 
 impl ColumnOrder {
+    /// Columns of one set in their new order.
+    pub fn new(column_ids: Vec<ColumnId>) -> ColumnOrder {
+        ColumnOrder { column_ids }
+    }
+
     /// Applies the rules a typed input must meet too (non-empty, no duplicates).
-    pub fn checked(self) -> Result<Self> {
+    pub(crate) fn checked(self) -> Result<Self> {
         check_ids(&self.column_ids)?;
         Ok(self)
     }
@@ -75,8 +80,12 @@ fn placeholders(from: usize, n: usize) -> String {
 impl Board {
     /// Reorders a subset of one set (Member); returns how many columns were
     /// given. Unknown ids are 404, ids of several sets `MIXED_SETS`.
-    pub async fn reorder_columns(&self, actor: &Actor, input: Input<ColumnOrder>) -> Result<usize> {
-        let ids = input.open()?.checked()?.column_ids;
+    pub async fn reorder_columns(
+        &self,
+        actor: &Actor,
+        input: impl Into<Input<ColumnOrder>>,
+    ) -> Result<usize> {
+        let ids = input.into().open()?.checked()?.column_ids;
         let sql = format!(
             "SELECT DISTINCT s.workspace_id, c.set_id FROM columns c \
              JOIN column_sets s ON s.id = c.set_id WHERE c.id IN ({})",

@@ -5,9 +5,10 @@ use serde_json::Value;
 use super::{accent, Accent, Column};
 use crate::access::{Actor, Role};
 use crate::db::Lock;
-use crate::error::{Error, Result, Rule, ValidationErrors};
+use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::ids::ColumnId;
+use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -21,16 +22,8 @@ use crate::Board;
 )]
 pub struct ColumnPatch {
     /// New name (trimmed, 1..=100 characters).
-    #[cfg_attr(
-        feature = "openapi",
-        schema(
-            min_length = 1,
-            max_length = 100,
-            pattern = r"^[^\x00]*[^\s\x00][^\x00]*$",
-            nullable = false
-        )
-    )]
-    pub name: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub name: Option<Name>,
     /// New accent (`color` on the wire).
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub color: Option<Accent>,
@@ -51,13 +44,22 @@ impl FromJson for ColumnPatch {
 }
 
 impl ColumnPatch {
-    /// Applies the rules a typed input must meet too (the name rule).
-    pub fn checked(mut self) -> Result<Self> {
-        if let Some(n) = &self.name {
-            self.name =
-                Some(validate::check_name(n).map_err(|m| ValidationErrors::one("name", m))?);
-        }
-        Ok(self)
+    /// Renames the column (start from `ColumnPatch::default()`, which changes nothing).
+    pub fn name(mut self, name: Name) -> ColumnPatch {
+        self.name = Some(name);
+        self
+    }
+
+    /// Recolours the column.
+    pub fn color(mut self, color: Accent) -> ColumnPatch {
+        self.color = Some(color);
+        self
+    }
+
+    /// Moves the set's done mark to the column.
+    pub fn done(mut self) -> ColumnPatch {
+        self.done = Some(true);
+        self
     }
 }
 
@@ -69,13 +71,13 @@ impl Board {
         &self,
         actor: &Actor,
         id: &ColumnId,
-        input: Input<ColumnPatch>,
+        input: impl Into<Input<ColumnPatch>>,
     ) -> Result<Column> {
         let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
         let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         self.require_column_management(&mut *tx, &ws).await?;
-        let patch = input.open()?.checked()?;
+        let patch = input.into().open()?;
         let current = self.find_column(&mut *tx, id.as_str()).await?;
         match patch.done {
             Some(false) if current.done => {
@@ -100,7 +102,7 @@ impl Board {
             "UPDATE columns SET name = COALESCE($2, name), accent = COALESCE($3, accent) WHERE id = $1",
         )
         .bind(id.as_str())
-        .bind(patch.name)
+        .bind(patch.name.map(Name::into_string))
         .bind(patch.color.map(|c| c.as_str().to_string()))
         .execute(&mut *tx)
         .await?;

@@ -1,10 +1,10 @@
 //! Card routes: `POST /api/cards`, `GET|PATCH|DELETE /api/cards/[id]`,
 //! `GET /api/cards/[id]/history`, and the board payload `GET /api/board`.
 
-use board_core::{CardId, Input};
+use board_core::{CardId, Input, SetQuery};
 use warp::http::StatusCode;
 
-use super::{json, Answer, Request};
+use super::{json, Answer, Request, SetParams};
 
 #[utoipa::path(
     post, path = "/api/cards", operation_id = "createCard", tag = "cards",
@@ -101,9 +101,8 @@ pub(super) async fn history(req: Request) -> Answer {
 )]
 pub(super) async fn board(req: Request) -> Answer {
     let actor = req.actor().await?;
-    let q = req.query();
-    let tenant = q.get("tenant").map(String::as_str);
-    let project = q.get("project").map(String::as_str);
-    let view = req.board().board(&actor, tenant, project).await?;
+    let q: SetParams = req.query();
+    let query = SetQuery::from_query(q.tenant.as_deref(), q.project.as_deref())?;
+    let view = req.board().board(&actor, &query).await?;
     Ok(json(StatusCode::OK, &view))
 }

@@ -1,11 +1,11 @@
 //! Column routes: `GET|POST /api/columns`, `PATCH /api/columns/order`, and
 //! `PATCH|DELETE /api/columns/[id]`. The order route is tried before `[id]`.
 
-use board_core::{ColumnId, Input};
+use board_core::{ColumnId, Input, SetQuery};
 use serde::Serialize;
 use warp::http::StatusCode;
 
-use super::{json, Answer, Request};
+use super::{json, Answer, Request, SetParams};
 
 /// The reply of `PATCH /api/columns/order`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -24,10 +24,9 @@ pub struct Reordered {
 )]
 pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
-    let q = req.query();
-    let tenant = q.get("tenant").map(String::as_str);
-    let project = q.get("project").map(String::as_str);
-    let columns = req.board().list_columns(&actor, tenant, project).await?;
+    let q: SetParams = req.query();
+    let query = SetQuery::from_optional_query(q.tenant.as_deref(), q.project.as_deref())?;
+    let columns = req.board().list_columns(&actor, query.as_ref()).await?;
     Ok(json(StatusCode::OK, &columns))
 }
 

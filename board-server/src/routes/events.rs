@@ -4,7 +4,8 @@
 
 use std::convert::Infallible;
 
-use board_core::{Actor, Board, Error, FeedItem, Subscription, ValidationErrors, WorkspaceId};
+use board_core::{Actor, Board, FeedItem, Subscription, ValidationErrors, WorkspaceId};
+use serde::Deserialize;
 use tokio::sync::OwnedSemaphorePermit;
 use warp::http::StatusCode;
 use warp::sse::Event as Sse;
@@ -13,6 +14,13 @@ use warp::Reply;
 use super::{Answer, Request};
 use crate::auth::Credentials;
 use crate::error::ApiError;
+
+/// The query of `GET /api/events`.
+#[derive(Debug, Default, Deserialize)]
+struct EventParams {
+    tenant: Option<String>,
+    after: Option<String>,
+}
 
 /// The comment a quiet stream sends every 15 s.
 const KEEP_ALIVE: &str = " keep-alive";
@@ -32,16 +40,15 @@ const KEEP_ALIVE: &str = " keep-alive";
 )]
 pub(super) async fn stream(req: Request) -> Answer {
     let actor = req.actor().await?;
-    let q = req.query();
-    let tenant = q
-        .get("tenant")
-        .ok_or_else(|| ValidationErrors::one("tenant", "Required"))?;
-    let workspace = WorkspaceId::parse(tenant).ok_or_else(Error::not_reached)?;
+    let q: EventParams = req.query();
+    let workspace = WorkspaceId::from_query(q.tenant.as_deref())?;
+    // The header is the browser's resume point after a reconnect: it wins
+    // over the `after` the page's URL still carries.
     let header = req
         .headers()
         .get("last-event-id")
         .map(|v| v.to_str().unwrap_or("").to_string());
-    let after = match header.as_deref().or(q.get("after").map(String::as_str)) {
+    let after = match header.as_deref().or(q.after.as_deref()) {
         None => None,
         Some(s) => Some(
             s.trim()

@@ -54,7 +54,7 @@ pub(super) async fn health_head(req: Request) -> Answer {
     ),
 )]
 pub(super) async fn metrics(req: Request) -> Answer {
-    let (size, idle, max) = req.board().pool_stats();
-    let body = req.app.metrics.render(size, idle, max);
+    let pool = req.board().pool_stats();
+    let body = req.app.metrics.render(pool.open, pool.idle, pool.max);
     Ok(warp::reply::with_header(body, "content-type", "text/plain; version=0.0.4").into_response())
 }

@@ -23,7 +23,8 @@ use std::sync::{Arc, Mutex};
 
 use board_core::{Actor, Board};
 use futures_util::{Stream, StreamExt, TryStreamExt};
-use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use warp::http::{HeaderMap, Method, StatusCode};
 use warp::hyper::body::Bytes;
 use warp::reply::Response;
@@ -103,11 +104,17 @@ impl Request {
             .await?)
     }
 
-    /// The query string as a map (an absent or unreadable query is empty).
-    pub fn query(&self) -> HashMap<String, String> {
+    /// The query string as the route's parameters (an absent or unreadable
+    /// query gives the defaults: every parameter absent). Each parameter is
+    /// text here; board-core parses it into its typed input with the
+    /// contract's outcome for a missing or malformed value.
+    pub fn query<T: DeserializeOwned + Default>(&self) -> T {
+        // Through a map: a repeated parameter's last value wins.
         self.query
             .as_deref()
-            .and_then(|q| serde_urlencoded::from_str(q).ok())
+            .and_then(|q| serde_urlencoded::from_str::<HashMap<String, String>>(q).ok())
+            .and_then(|map| serde_json::to_value(map).ok())
+            .and_then(|value| serde_json::from_value(value).ok())
             .unwrap_or_default()
     }
 
@@ -162,6 +169,15 @@ impl Request {
         };
         (rest, form)
     }
+}
+
+/// The query of the routes that read a column set: `tenant` and `project`.
+#[derive(Debug, Default, Deserialize)]
+pub struct SetParams {
+    /// The workspace.
+    pub tenant: Option<String>,
+    /// A project of it.
+    pub project: Option<String>,
 }
 
 /// A JSON reply with a status.

@@ -1,9 +1,9 @@
 //! `GET /api/settings?tenant=ID` (Viewer) and `PATCH /api/settings` (Admin).
 
-use board_core::Input;
+use board_core::{Input, WorkspaceId};
 use warp::http::StatusCode;
 
-use super::{json, Answer, Request};
+use super::{json, Answer, Request, SetParams};
 
 #[utoipa::path(
     get, path = "/api/settings", operation_id = "getSettings", tag = "settings",
@@ -15,9 +15,9 @@ use super::{json, Answer, Request};
 )]
 pub(super) async fn get(req: Request) -> Answer {
     let actor = req.actor().await?;
-    let q = req.query();
-    let tenant = q.get("tenant").map(String::as_str);
-    let settings = req.board().settings(&actor, tenant).await?;
+    let q: SetParams = req.query();
+    let tenant = WorkspaceId::from_query(q.tenant.as_deref())?;
+    let settings = req.board().settings(&actor, &tenant).await?;
     Ok(json(StatusCode::OK, &settings))
 }
 
