@@ -1,0 +1,334 @@
+//! Live events under load, against a release `board-server` (see BENCHMARKS.md):
+//!
+//! ```text
+//! cargo build --release -p board-server --example events_bench
+//! ./target/release/examples/events_bench [BASELINE_SERVER] [postgres://…/EMPTY_DB]
+//! ```
+//!
+//! 1. opens 1,000 event streams on one workspace and reads the server's
+//!    memory (VmRSS) before and after: the memory per idle stream;
+//! 2. makes 20 changes one after another (each `POST /api/cards`) and times
+//!    each event's arrival on every stream from just before the request:
+//!    20,000 deliveries, p50/p99/max;
+//! 3. `POST /api/cards/[id]/comments` at 32 connections (2,000 requests) on
+//!    this server (each one writes an event), and on `BASELINE_SERVER`, a
+//!    server built without the outbox (e.g. from the commit before it), each
+//!    on a fresh database, twice in A/B/A/B order; prints requests/s and the
+//!    ratio.
+//!
+//! With a PostgreSQL URL (an empty database), the runs use it instead of a
+//! SQLite file; each server run starts by emptying it (DROP SCHEMA public).
+
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const STREAMS: usize = 1_000;
+const CHANGES: usize = 20;
+const CONNECTIONS: usize = 32;
+const POSTS: usize = 2_000;
+
+/// A running server: its process, address, first-run token and workspace.
+struct Server {
+    child: tokio::process::Child,
+    base: String,
+    token: String,
+    tenant: String,
+    _dir: TempDir,
+}
+
+struct TempDir(std::path::PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        std::fs::remove_dir_all(&self.0).ok();
+    }
+}
+
+async fn start(exe: &std::path::Path, postgres: Option<&str>) -> Server {
+    assert!(exe.exists(), "{} is missing: build it first", exe.display());
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "board-events-bench-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let url = match postgres {
+        Some(url) => {
+            let status = std::process::Command::new("psql")
+                .args([
+                    url,
+                    "-qc",
+                    "DROP SCHEMA public CASCADE; CREATE SCHEMA public",
+                ])
+                .status()
+                .expect("psql");
+            assert!(status.success(), "emptying {url} failed");
+            url.to_string()
+        }
+        None => format!("sqlite://{}/board.db", dir.display()),
+    };
+    let mut child = tokio::process::Command::new(exe)
+        .env("BOARD_DATABASE_URL", url)
+        .env("BOARD_FILES_DIR", dir.join("files"))
+        .env("BOARD_LISTEN", "127.0.0.1:0")
+        .env("BOARD_LOG", "warn")
+        .env("BOARD_MAX_EVENT_STREAMS", (2 * STREAMS).to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start board-server");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut token, mut base, mut tenant) = (String::new(), String::new(), String::new());
+    while let Some(line) = lines.next_line().await.unwrap() {
+        if let Some(t) = line.strip_prefix("Bearer token (shown once): ") {
+            token = t.to_string();
+        }
+        if let Some(i) = line.find("(tenant ") {
+            tenant = line[i + 8..].split(')').next().unwrap().to_string();
+        }
+        if let Some(a) = line.strip_prefix("board-server listening on ") {
+            base = a.to_string();
+            break;
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Server {
+        child,
+        base,
+        token,
+        tenant,
+        _dir: TempDir(dir),
+    }
+}
+
+/// The process's resident memory in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+/// Arrival times per change index, filled by every stream.
+type Arrivals = Arc<Mutex<Vec<Vec<Instant>>>>;
+
+/// Opens one stream and records, for each event whose card title is
+/// `bench-N`, the instant it arrived.
+async fn follow(
+    http: reqwest::Client,
+    s: Arc<(String, String, String)>,
+    arrivals: Arrivals,
+    opened: Arc<AtomicUsize>,
+) {
+    let (base, token, tenant) = (&s.0, &s.1, &s.2);
+    let mut res = http
+        .get(format!("{base}/api/events?tenant={tenant}"))
+        .bearer_auth(token)
+        .send()
+        .await
+        .expect("open a stream");
+    assert_eq!(res.status().as_u16(), 200);
+    opened.fetch_add(1, Ordering::Relaxed);
+    let mut buf = String::new();
+    while let Ok(Some(chunk)) = res.chunk().await {
+        let at = Instant::now();
+        buf.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buf.find("\n\n") {
+            let block: String = buf.drain(..end + 2).collect();
+            if let Some(i) = block
+                .find("\"title\":\"bench-")
+                .and_then(|i| block[i + 15..].split('"').next()?.parse::<usize>().ok())
+            {
+                arrivals.lock().unwrap()[i].push(at);
+            }
+        }
+    }
+}
+
+async fn post_comments(server: &Server) -> f64 {
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(CONNECTIONS)
+        .build()
+        .unwrap();
+    let card: Value = http
+        .post(format!("{}/api/cards", server.base))
+        .bearer_auth(&server.token)
+        .json(&json!({"tenantId": server.tenant, "title": "Load"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let url = Arc::new(format!(
+        "{}/api/cards/{}/comments",
+        server.base,
+        card["id"].as_str().unwrap()
+    ));
+    let token = Arc::new(server.token.clone());
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..CONNECTIONS {
+        let (http, url, token, next) = (http.clone(), url.clone(), token.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            while next.fetch_add(1, Ordering::Relaxed) < POSTS {
+                let r = http
+                    .post(url.as_str())
+                    .bearer_auth(token.as_str())
+                    .json(&json!({"content": "a comment of a load run"}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status().as_u16(), 201);
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    POSTS as f64 / started.elapsed().as_secs_f64()
+}
+
+#[tokio::main]
+async fn main() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = root.join("target/release/board-server");
+    let mut args = std::env::args().skip(1);
+    let (mut baseline, mut postgres) = (None, None);
+    for a in args.by_ref() {
+        if a.starts_with("postgres") {
+            postgres = Some(a);
+        } else {
+            baseline = Some(std::path::PathBuf::from(a));
+        }
+    }
+    let pg = postgres.as_deref();
+    println!(
+        "backend: {}",
+        if pg.is_some() { "PostgreSQL" } else { "SQLite" }
+    );
+
+    // 1 and 2: streams, memory, delivery.
+    let server = start(&exe, pg).await;
+    let pid = server.child.id().unwrap();
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let shared = Arc::new((
+        server.base.clone(),
+        server.token.clone(),
+        server.tenant.clone(),
+    ));
+    // One request first, so the memory before counts a warm server.
+    http.get(format!("{}/healthz", server.base))
+        .send()
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = rss_kib(pid);
+    let arrivals: Arrivals = Arc::new(Mutex::new(vec![Vec::new(); CHANGES]));
+    let opened = Arc::new(AtomicUsize::new(0));
+    let mut streams = Vec::new();
+    for _ in 0..STREAMS {
+        streams.push(tokio::spawn(follow(
+            http.clone(),
+            shared.clone(),
+            arrivals.clone(),
+            opened.clone(),
+        )));
+    }
+    while opened.load(Ordering::Relaxed) < STREAMS {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let after = rss_kib(pid);
+    println!(
+        "{STREAMS} idle streams: server RSS {before} KiB -> {after} KiB, {:.1} KiB per stream",
+        (after.saturating_sub(before)) as f64 / STREAMS as f64
+    );
+
+    let poster = reqwest::Client::new();
+    let mut delays = Vec::new();
+    let mut missing = 0;
+    for i in 0..CHANGES {
+        let sent = Instant::now();
+        let r = poster
+            .post(format!("{}/api/cards", server.base))
+            .bearer_auth(&server.token)
+            .json(&json!({"tenantId": server.tenant, "title": format!("bench-{i}")}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201);
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while arrivals.lock().unwrap()[i].len() < STREAMS && Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let got = arrivals.lock().unwrap()[i].clone();
+        missing += STREAMS - got.len();
+        delays.extend(got.iter().map(|at| at.duration_since(sent)));
+    }
+    delays.sort();
+    println!(
+        "{CHANGES} changes x {STREAMS} streams: {} deliveries ({missing} missing), p50 {}, p99 {}, max {}",
+        delays.len(),
+        ms(percentile(&delays, 0.5)),
+        ms(percentile(&delays, 0.99)),
+        ms(*delays.last().unwrap_or(&Duration::ZERO))
+    );
+    for s in streams {
+        s.abort();
+    }
+    drop(server);
+
+    // 3: comment throughput with the outbox, against the baseline.
+    let Some(baseline) = baseline else {
+        println!("no BASELINE_SERVER given: comment throughput with the outbox only");
+        let server = start(&exe, pg).await;
+        println!(
+            "comments POST, 32 connections: {:.0} req/s",
+            post_comments(&server).await
+        );
+        return;
+    };
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for _ in 0..2 {
+        let server = start(&exe, pg).await;
+        with.push(post_comments(&server).await);
+        drop(server);
+        let server = start(&baseline, pg).await;
+        without.push(post_comments(&server).await);
+        drop(server);
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    println!(
+        "comments POST, 32 connections: with the outbox {:.0} req/s {:?}, without {:.0} req/s {:?}: {:.1} % slower",
+        mean(&with),
+        with.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        mean(&without),
+        without.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        (1.0 - mean(&with) / mean(&without)) * 100.0
+    );
+}
