@@ -1,7 +1,7 @@
 //! Browser clients (contract §12): cross-site request forgery refused for
 //! cookie-authenticated writes, CORS for the origins of `--allowed-origins`.
 
-mod common;
+use testkit::{self as common, on_both_backends};
 mod uploads;
 
 use serde_json::{json, Value};

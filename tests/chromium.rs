@@ -6,7 +6,7 @@
 //! ignored by a plain `cargo test`; `.ci/run` installs Chromium and runs it:
 //! `cargo test --test chromium -- --ignored`.
 
-mod common;
+use testkit as common;
 
 use std::time::Duration;
 
@@ -84,9 +84,9 @@ async fn a_ui_on_a_listed_origin_calls_the_api_and_others_cannot() {
     // The UI is on `localhost`, the API on `127.0.0.1`: another origin, another site.
     let ui = format!("http://localhost:{}", listed.local_addr().unwrap().port());
     let stranger = format!("http://localhost:{}", other.local_addr().unwrap().port());
-    let db = common::TestDb::new(common::Backend::Sqlite).await;
-    let (_server, api, lines) = common::start_server(&db, &[("BOARD_ALLOWED_ORIGINS", &ui)]).await;
-    let (token, tenant) = common::first_run(&lines).expect("first run");
+    let app =
+        common::spawn_app_with(common::Backend::Sqlite, &[("BOARD_ALLOWED_ORIGINS", &ui)]).await;
+    let (api, token, tenant) = (app.base.clone(), app.token.clone(), app.tenant.clone());
     serve(listed, page(&api, &token, &tenant));
     serve(other, page(&api, &token, &tenant));
 
@@ -104,7 +104,7 @@ async fn a_ui_on_a_listed_origin_calls_the_api_and_others_cannot() {
     let refused = run_page(&stranger).await;
     assert!(refused.starts_with("error: TypeError"), "{refused}");
     // The preflight was refused, so the browser never sent the POST.
-    let board = board_core::Board::open(&db.url).await.unwrap();
+    let board = app.board().await;
     let view = board
         .board(&board_core::Actor::Operator, Some(&tenant), None)
         .await

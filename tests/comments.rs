@@ -2,7 +2,7 @@
 //! replacing and deleting images (files too), schema and domain failures, and
 //! the order of access checks.
 
-mod common;
+use testkit::{self as common, on_both_backends};
 mod uploads;
 
 use serde_json::{json, Value};

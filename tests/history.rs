@@ -1,7 +1,7 @@
 //! Card history over HTTP: names as they were, only the listed operations
 //! write it, no write route, and access (401/403/404).
 
-mod common;
+use testkit::{self as common, on_both_backends};
 
 use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@
 //! The test fails when a served route or method is missing from the document,
 //! or when the document names one that is not served.
 
-mod common;
+use testkit as common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
