@@ -2,12 +2,12 @@
 //! list, download headers, delete, the installation switch, access, and the
 //! sweep of crash leftovers at start-up (`board gc`: board-cli/tests/cli.rs).
 
-use testkit::{self as common, on_both_backends};
 mod uploads;
 
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
+use testkit::{self as common, on_both_backends};
 use uploads::{files_in, id, pdf, png, upload};
 
 fn stored(v: &serde_json::Value) -> String {

@@ -1,11 +1,10 @@
 //! Cards over HTTP: create, read, rename, move (with history), delete, the
 //! board payload, schema failures, and racing moves.
 
-use testkit::{self as common, on_both_backends};
-
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 use tokio::sync::Barrier;
 
 fn id(v: &Value) -> String {

@@ -6,10 +6,9 @@
 //! ignored by a plain `cargo test`; `.ci/run` installs Chromium and runs it:
 //! `cargo test --workspace --test chromium -- --ignored`.
 
-use testkit as common;
-
 use std::time::Duration;
 
+use testkit as common;
 use tokio::net::TcpListener;
 use warp::Filter;
 

@@ -2,13 +2,13 @@
 //! with the cards' fate, the settings lock, and racing requests (the `board
 //! column` commands: board-cli/tests/cli.rs).
 
-use testkit::{self as common, on_both_backends};
 mod uploads;
 
 use std::sync::Arc;
 
 use common::App;
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 use tokio::sync::Barrier;
 
 fn id(v: &Value) -> String {

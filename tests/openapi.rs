@@ -6,12 +6,11 @@
 //! The test fails when a served route or method is missing from the document,
 //! or when the document names one that is not served.
 
-use testkit as common;
-
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::Value;
+use testkit as common;
 
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

@@ -1,11 +1,10 @@
 //! Relations over HTTP: create, list, delete, every refusal (and that a refusal
 //! changes nothing), access, and racing A→B / B→A creations.
 
-use testkit::{self as common, on_both_backends};
-
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 use tokio::sync::Barrier;
 
 fn id(v: &Value) -> String {

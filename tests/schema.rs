@@ -1,10 +1,9 @@
 //! The two migration folders must produce the same tables, columns and indexes.
 
-use testkit as common;
-
 use std::collections::BTreeSet;
 
 use sqlx::{Connection, PgConnection, Row, SqliteConnection};
+use testkit as common;
 
 type Shape = (
     BTreeSet<(String, String, bool)>,

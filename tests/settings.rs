@@ -1,8 +1,7 @@
 //! `GET /api/settings` (Viewer) and `PATCH /api/settings` (Admin).
 
-use testkit::{self as common, on_both_backends};
-
 use serde_json::json;
+use testkit::{self as common, on_both_backends};
 
 on_both_backends! {
     async fn read_and_change_settings(backend) {

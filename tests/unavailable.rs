@@ -2,13 +2,12 @@
 //! (contract §12): the server talks to PostgreSQL through a TCP proxy that the
 //! test cuts and restores.
 
-use testkit as common;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use testkit as common;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
