@@ -1,13 +1,13 @@
 //! Attachments over HTTP: upload (content detection, all or nothing, limits),
 //! list, download headers, delete, the installation switch, access, and the
-//! sweep of crash leftovers at start-up and in `board gc`.
+//! sweep of crash leftovers at start-up (`board gc`: board-cli/tests/cli.rs).
 
-mod common;
 mod uploads;
 
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
+use testkit::{self as common, on_both_backends};
 use uploads::{files_in, id, pdf, png, upload};
 
 fn stored(v: &serde_json::Value) -> String {
@@ -121,10 +121,7 @@ on_both_backends! {
     }
 
     async fn over_the_maximum_is_413_and_stores_nothing(backend) {
-        let db = common::TestDb::new(backend).await;
-        let (child, base, lines) = common::start_server(&db, &[("BOARD_MAX_ATTACHMENT_BYTES", "1024")]).await;
-        let (token, tenant) = common::first_run(&lines).unwrap();
-        let app = common::App { base, token, tenant, stdout_lines: lines, http: reqwest::Client::new(), child, db };
+        let app = common::spawn_app_with(backend, &[("BOARD_MAX_ATTACHMENT_BYTES", "1024")]).await;
         let card = id(&app.card("Big").await);
         let path = format!("/api/cards/{card}/attachments");
         let mut exact = png();
@@ -172,10 +169,7 @@ on_both_backends! {
     }
 
     async fn attachments_off_is_403_after_access(backend) {
-        let db = common::TestDb::new(backend).await;
-        let (child, base, lines) = common::start_server(&db, &[("BOARD_ATTACHMENTS", "off")]).await;
-        let (token, tenant) = common::first_run(&lines).unwrap();
-        let app = common::App { base, token, tenant, stdout_lines: lines, http: reqwest::Client::new(), child, db };
+        let app = common::spawn_app_with(backend, &[("BOARD_ATTACHMENTS", "off")]).await;
         let card = id(&app.card("Off").await);
         let viewer = app.account_in(&app.tenant, "vic", "viewer").await;
         for path in [format!("/api/cards/{card}/attachments"), format!("/api/cards/{card}/comments/uploads")] {
@@ -232,7 +226,7 @@ on_both_backends! {
         assert_eq!(files_in(&app.db.files_dir()), vec![name]);
     }
 
-    async fn start_up_sweep_and_gc_remove_crash_leftovers(backend) {
+    async fn start_up_sweep_removes_crash_leftovers(backend) {
         let mut app = common::spawn_app(backend).await;
         let card = id(&app.card("Crash").await);
         let kept = upload(&app, &app.token, &format!("/api/cards/{card}/attachments"), &[("files", "k.png", png())]).await;
@@ -242,8 +236,7 @@ on_both_backends! {
         let loose = upload(&app, &app.token, &format!("/api/cards/{card}/comments/uploads"), &[("files", "l.png", png()), ("files", "fresh.png", png())]).await;
         let (old_loose, fresh_loose) = (id(&loose.body[0]), stored(&loose.body[1]));
         let old_loose_file = stored(&loose.body[0]);
-        app.child.kill().await.unwrap();
-        app.child.wait().await.unwrap();
+        app.stop().await;
 
         // What a crash leaves: a temporary written but never committed, a file
         // whose row is gone, a committed row whose rename never happened, a
@@ -261,9 +254,7 @@ on_both_backends! {
             .bind("2000-01-01T00:00:00.000Z").bind(old_loose.as_str())
             .execute(&pool).await.unwrap();
 
-        let (child, base, _) = common::start_server(&app.db, &[]).await;
-        app.child = child;
-        app.base = base;
+        app.start().await;
         let mut want = vec![kept.clone(), recovered.clone(), fresh_loose.clone(), format!(".tmp-{in_flight}")];
         want.sort();
         assert_eq!(files_in(&dir), want, "orphan, stale temporary and old loose upload are gone");
@@ -273,15 +264,5 @@ on_both_backends! {
         pool.close().await;
         assert_eq!(app.call("GET", &format!("/api/files/{recovered}"), None).await.status, 200, "rolled forward");
         assert_eq!(app.call("GET", &format!("/api/files/{old_loose_file}"), None).await.status, 404);
-
-        // board gc does the same on demand, and says what it removed.
-        let orphan2 = cuid2::create_id();
-        leftover(&dir, &orphan2, Duration::ZERO);
-        let out = app.cli(&["--json", "gc"]).await.ok();
-        assert_eq!(out["orphanFiles"], json!([orphan2]));
-        assert_eq!(out["looseUploads"], json!([]));
-        assert!(!dir.join(&orphan2).exists());
-        let text = app.cli(&["gc"]).await;
-        assert!(text.success && text.stdout.contains("removed 0 loose uploads"), "{}", text.stdout);
     }
 }

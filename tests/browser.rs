@@ -1,12 +1,12 @@
 //! Browser clients (contract §12): cross-site request forgery refused for
 //! cookie-authenticated writes, CORS for the origins of `--allowed-origins`.
 
-mod common;
 mod uploads;
 
 use serde_json::{json, Value};
 
 use common::App;
+use testkit::{self as common, on_both_backends};
 use uploads::{attachment_rows, files_in, id, png};
 
 const UI: &str = "https://ui.example";

@@ -2,10 +2,10 @@
 //! replacing and deleting images (files too), schema and domain failures, and
 //! the order of access checks.
 
-mod common;
 mod uploads;
 
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 use uploads::{files_in, id, png, upload};
 
 const MARKDOWN: &str = "# Título ✓ 日本語  \n\ntrailing spaces   \n<div onclick=\"x()\">html <b>inside</b></div>\n\t- item\r\n  ";
