@@ -2,13 +2,11 @@
 //! list, download headers, delete, the installation switch, access, and the
 //! sweep of crash leftovers at start-up (`board gc`: board-cli/tests/cli.rs).
 
-mod uploads;
-
 use std::time::{Duration, SystemTime};
 
+use crate::uploads::{files_in, id, pdf, png, upload};
 use serde_json::json;
 use testkit::{self as common, on_both_backends};
-use uploads::{files_in, id, pdf, png, upload};
 
 fn stored(v: &serde_json::Value) -> String {
     v["storedName"].as_str().expect("storedName").to_string()
@@ -85,7 +83,7 @@ on_both_backends! {
         // Deleting the card removes its files too.
         assert_eq!(app.call("DELETE", &format!("/api/cards/{card}"), None).await.status, 200);
         assert!(files_in(&app.db.files_dir()).is_empty());
-        assert_eq!(uploads::attachment_rows(&app).await, 0);
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
     }
 
     async fn refused_formats_store_nothing(backend) {
@@ -93,10 +91,10 @@ on_both_backends! {
         let card = id(&app.card("Strict").await);
         let path = format!("/api/cards/{card}/attachments");
         let refused = [
-            ("logo.png", uploads::svg()),
-            ("page.png", uploads::html()),
-            ("run.txt", uploads::script()),
-            ("tool.pdf", uploads::elf()),
+            ("logo.png", crate::uploads::svg()),
+            ("page.png", crate::uploads::html()),
+            ("run.txt", crate::uploads::script()),
+            ("tool.pdf", crate::uploads::elf()),
             ("nul.txt", b"text\0with NUL".to_vec()),
             ("latin1.txt", b"caf\xe9".to_vec()),
             ("data.xml", b"<?xml version=\"1.0\"?><a/>".to_vec()),
@@ -115,7 +113,7 @@ on_both_backends! {
                 "{name}: names the accepted formats: {message}"
             );
             assert!(files_in(&app.db.files_dir()).is_empty(), "{name}: no file left");
-            assert_eq!(uploads::attachment_rows(&app).await, 0, "{name}: no row left");
+            assert_eq!(crate::uploads::attachment_rows(&app).await, 0, "{name}: no row left");
         }
         assert_eq!(app.call("GET", &path, None).await.body, json!([]));
     }
@@ -143,7 +141,7 @@ on_both_backends! {
             assert_eq!(r.status, 413, "{:?}", r.body);
             assert_eq!(r.body["error"], "FILE_TOO_LARGE");
             assert_eq!(files_in(&app.db.files_dir()), before, "no file left, temporaries included");
-            assert_eq!(uploads::attachment_rows(&app).await, 1, "no row left");
+            assert_eq!(crate::uploads::attachment_rows(&app).await, 1, "no row left");
         }
         let r = upload(&app, &app.token, &format!("/api/cards/{card}/comments/uploads"), &[("files", "big.png", vec![0x89; 2048])]).await;
         assert_eq!(r.status, 413, "the limit is checked while reading, before the type");
@@ -165,7 +163,7 @@ on_both_backends! {
             assert_eq!(json_body.body["error"], "NO_FILE");
         }
         assert!(files_in(&app.db.files_dir()).is_empty());
-        assert_eq!(uploads::attachment_rows(&app).await, 0);
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
     }
 
     async fn attachments_off_is_403_after_access(backend) {
@@ -249,7 +247,7 @@ on_both_backends! {
         std::fs::rename(dir.join(&recovered), dir.join(format!(".tmp-{recovered}"))).unwrap();
         std::fs::File::options().write(true).open(dir.join(format!(".tmp-{recovered}"))).unwrap()
             .set_modified(SystemTime::now() - Duration::from_secs(2 * 3600)).unwrap();
-        let pool = uploads::pool(&app).await;
+        let pool = crate::uploads::pool(&app).await;
         sqlx::query("UPDATE attachments SET created_at = $1 WHERE id = $2")
             .bind("2000-01-01T00:00:00.000Z").bind(old_loose.as_str())
             .execute(&pool).await.unwrap();

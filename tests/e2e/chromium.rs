@@ -4,7 +4,7 @@
 //!
 //! It needs Chromium (`chromium` on the PATH, or `BOARD_TEST_CHROMIUM`), so it is
 //! ignored by a plain `cargo test`; `.ci/run` installs Chromium and runs it:
-//! `cargo test --workspace --test chromium -- --ignored`.
+//! `cargo test --workspace --test e2e chromium:: -- --ignored`.
 
 use std::time::Duration;
 
@@ -76,7 +76,7 @@ async fn run_page(url: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "needs headless Chromium: cargo test --workspace --test chromium -- --ignored"]
+#[ignore = "needs headless Chromium: cargo test --workspace --test e2e chromium:: -- --ignored"]
 async fn a_ui_on_a_listed_origin_calls_the_api_and_others_cannot() {
     let listed = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let other = TcpListener::bind("127.0.0.1:0").await.unwrap();

@@ -2,8 +2,6 @@
 //! with the cards' fate, the settings lock, and racing requests (the `board
 //! column` commands: board-cli/tests/cli.rs).
 
-mod uploads;
-
 use std::sync::Arc;
 
 use common::App;
@@ -302,9 +300,9 @@ on_both_backends! {
             .await
             .body;
         // A file attached to the card goes with it.
-        let up = uploads::upload(&app, &app.token, &format!("/api/cards/{}/attachments", id(&gone)), &[("files", "a.pdf", uploads::pdf())]).await;
+        let up = crate::uploads::upload(&app, &app.token, &format!("/api/cards/{}/attachments", id(&gone)), &[("files", "a.pdf", crate::uploads::pdf())]).await;
         assert_eq!(up.status, 201, "{:?}", up.body);
-        assert_eq!(uploads::files_in(&app.db.files_dir()).len(), 1);
+        assert_eq!(crate::uploads::files_in(&app.db.files_dir()).len(), 1);
         let path = format!("/api/columns/{todo}");
         for (body, field) in [
             (json!({}), "cards"),
@@ -336,8 +334,8 @@ on_both_backends! {
         assert_eq!(r.status, 200);
         assert_eq!(r.body, json!({"deleted": true, "cardsMoved": 0, "cardsDeleted": 1}));
         assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&gone)), None).await.status, 404);
-        assert_eq!(uploads::files_in(&app.db.files_dir()), Vec::<String>::new(), "the card's file is gone");
-        assert_eq!(uploads::attachment_rows(&app).await, 0);
+        assert_eq!(crate::uploads::files_in(&app.db.files_dir()), Vec::<String>::new(), "the card's file is gone");
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
         assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&kept)), None).await.status, 200);
 
     }
