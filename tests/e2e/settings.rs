@@ -1,8 +1,7 @@
 //! `GET /api/settings` (Viewer) and `PATCH /api/settings` (Admin).
 
-mod common;
-
 use serde_json::json;
+use testkit::{self as common, on_both_backends};
 
 on_both_backends! {
     async fn read_and_change_settings(backend) {
@@ -42,13 +41,15 @@ on_both_backends! {
     }
 
     async fn racing_admins_lose_no_setting(backend) {
-        // Two admins, each through its own server process on the same database,
+        // Two admins, each through its own server on the same database (its
+        // own pool and write queue, as another process would have),
         // change different settings at the same moment: 20 rounds, and after
         // each both changes hold. Fails on PostgreSQL without the settings row
         // lock (a read-then-write of all three fields), on SQLite without
         // BEGIN IMMEDIATE.
         let app = common::spawn_app(backend).await;
-        let (_second, second_base, _) = common::start_server(&app.db, &[]).await;
+        let second = app.second_server().await;
+        let second_base = second.base.clone();
         let ada = app.account_in(&app.tenant, "ada", "admin").await;
         let path = format!("/api/settings?tenant={}", app.tenant);
         let mut lost = Vec::new();

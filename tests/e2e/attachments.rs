@@ -1,14 +1,12 @@
 //! Attachments over HTTP: upload (content detection, all or nothing, limits),
 //! list, download headers, delete, the installation switch, access, and the
-//! sweep of crash leftovers at start-up and in `board gc`.
-
-mod common;
-mod uploads;
+//! sweep of crash leftovers at start-up (`board gc`: board-cli/tests/cli.rs).
 
 use std::time::{Duration, SystemTime};
 
+use crate::uploads::{files_in, id, pdf, png, upload};
 use serde_json::json;
-use uploads::{files_in, id, pdf, png, upload};
+use testkit::{self as common, on_both_backends};
 
 fn stored(v: &serde_json::Value) -> String {
     v["storedName"].as_str().expect("storedName").to_string()
@@ -85,7 +83,7 @@ on_both_backends! {
         // Deleting the card removes its files too.
         assert_eq!(app.call("DELETE", &format!("/api/cards/{card}"), None).await.status, 200);
         assert!(files_in(&app.db.files_dir()).is_empty());
-        assert_eq!(uploads::attachment_rows(&app).await, 0);
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
     }
 
     async fn refused_formats_store_nothing(backend) {
@@ -93,10 +91,10 @@ on_both_backends! {
         let card = id(&app.card("Strict").await);
         let path = format!("/api/cards/{card}/attachments");
         let refused = [
-            ("logo.png", uploads::svg()),
-            ("page.png", uploads::html()),
-            ("run.txt", uploads::script()),
-            ("tool.pdf", uploads::elf()),
+            ("logo.png", crate::uploads::svg()),
+            ("page.png", crate::uploads::html()),
+            ("run.txt", crate::uploads::script()),
+            ("tool.pdf", crate::uploads::elf()),
             ("nul.txt", b"text\0with NUL".to_vec()),
             ("latin1.txt", b"caf\xe9".to_vec()),
             ("data.xml", b"<?xml version=\"1.0\"?><a/>".to_vec()),
@@ -115,16 +113,13 @@ on_both_backends! {
                 "{name}: names the accepted formats: {message}"
             );
             assert!(files_in(&app.db.files_dir()).is_empty(), "{name}: no file left");
-            assert_eq!(uploads::attachment_rows(&app).await, 0, "{name}: no row left");
+            assert_eq!(crate::uploads::attachment_rows(&app).await, 0, "{name}: no row left");
         }
         assert_eq!(app.call("GET", &path, None).await.body, json!([]));
     }
 
     async fn over_the_maximum_is_413_and_stores_nothing(backend) {
-        let db = common::TestDb::new(backend).await;
-        let (child, base, lines) = common::start_server(&db, &[("BOARD_MAX_ATTACHMENT_BYTES", "1024")]).await;
-        let (token, tenant) = common::first_run(&lines).unwrap();
-        let app = common::App { base, token, tenant, stdout_lines: lines, http: reqwest::Client::new(), child, db };
+        let app = common::spawn_app_with(backend, &[("BOARD_MAX_ATTACHMENT_BYTES", "1024")]).await;
         let card = id(&app.card("Big").await);
         let path = format!("/api/cards/{card}/attachments");
         let mut exact = png();
@@ -146,7 +141,7 @@ on_both_backends! {
             assert_eq!(r.status, 413, "{:?}", r.body);
             assert_eq!(r.body["error"], "FILE_TOO_LARGE");
             assert_eq!(files_in(&app.db.files_dir()), before, "no file left, temporaries included");
-            assert_eq!(uploads::attachment_rows(&app).await, 1, "no row left");
+            assert_eq!(crate::uploads::attachment_rows(&app).await, 1, "no row left");
         }
         let r = upload(&app, &app.token, &format!("/api/cards/{card}/comments/uploads"), &[("files", "big.png", vec![0x89; 2048])]).await;
         assert_eq!(r.status, 413, "the limit is checked while reading, before the type");
@@ -168,14 +163,11 @@ on_both_backends! {
             assert_eq!(json_body.body["error"], "NO_FILE");
         }
         assert!(files_in(&app.db.files_dir()).is_empty());
-        assert_eq!(uploads::attachment_rows(&app).await, 0);
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
     }
 
     async fn attachments_off_is_403_after_access(backend) {
-        let db = common::TestDb::new(backend).await;
-        let (child, base, lines) = common::start_server(&db, &[("BOARD_ATTACHMENTS", "off")]).await;
-        let (token, tenant) = common::first_run(&lines).unwrap();
-        let app = common::App { base, token, tenant, stdout_lines: lines, http: reqwest::Client::new(), child, db };
+        let app = common::spawn_app_with(backend, &[("BOARD_ATTACHMENTS", "off")]).await;
         let card = id(&app.card("Off").await);
         let viewer = app.account_in(&app.tenant, "vic", "viewer").await;
         for path in [format!("/api/cards/{card}/attachments"), format!("/api/cards/{card}/comments/uploads")] {
@@ -232,7 +224,7 @@ on_both_backends! {
         assert_eq!(files_in(&app.db.files_dir()), vec![name]);
     }
 
-    async fn start_up_sweep_and_gc_remove_crash_leftovers(backend) {
+    async fn start_up_sweep_removes_crash_leftovers(backend) {
         let mut app = common::spawn_app(backend).await;
         let card = id(&app.card("Crash").await);
         let kept = upload(&app, &app.token, &format!("/api/cards/{card}/attachments"), &[("files", "k.png", png())]).await;
@@ -242,8 +234,7 @@ on_both_backends! {
         let loose = upload(&app, &app.token, &format!("/api/cards/{card}/comments/uploads"), &[("files", "l.png", png()), ("files", "fresh.png", png())]).await;
         let (old_loose, fresh_loose) = (id(&loose.body[0]), stored(&loose.body[1]));
         let old_loose_file = stored(&loose.body[0]);
-        app.child.kill().await.unwrap();
-        app.child.wait().await.unwrap();
+        app.stop().await;
 
         // What a crash leaves: a temporary written but never committed, a file
         // whose row is gone, a committed row whose rename never happened, a
@@ -256,14 +247,12 @@ on_both_backends! {
         std::fs::rename(dir.join(&recovered), dir.join(format!(".tmp-{recovered}"))).unwrap();
         std::fs::File::options().write(true).open(dir.join(format!(".tmp-{recovered}"))).unwrap()
             .set_modified(SystemTime::now() - Duration::from_secs(2 * 3600)).unwrap();
-        let pool = uploads::pool(&app).await;
+        let pool = crate::uploads::pool(&app).await;
         sqlx::query("UPDATE attachments SET created_at = $1 WHERE id = $2")
             .bind("2000-01-01T00:00:00.000Z").bind(old_loose.as_str())
             .execute(&pool).await.unwrap();
 
-        let (child, base, _) = common::start_server(&app.db, &[]).await;
-        app.child = child;
-        app.base = base;
+        app.start().await;
         let mut want = vec![kept.clone(), recovered.clone(), fresh_loose.clone(), format!(".tmp-{in_flight}")];
         want.sort();
         assert_eq!(files_in(&dir), want, "orphan, stale temporary and old loose upload are gone");
@@ -273,15 +262,5 @@ on_both_backends! {
         pool.close().await;
         assert_eq!(app.call("GET", &format!("/api/files/{recovered}"), None).await.status, 200, "rolled forward");
         assert_eq!(app.call("GET", &format!("/api/files/{old_loose_file}"), None).await.status, 404);
-
-        // board gc does the same on demand, and says what it removed.
-        let orphan2 = cuid2::create_id();
-        leftover(&dir, &orphan2, Duration::ZERO);
-        let out = app.cli(&["--json", "gc"]).await.ok();
-        assert_eq!(out["orphanFiles"], json!([orphan2]));
-        assert_eq!(out["looseUploads"], json!([]));
-        assert!(!dir.join(&orphan2).exists());
-        let text = app.cli(&["gc"]).await;
-        assert!(text.success && text.stdout.contains("removed 0 loose uploads"), "{}", text.stdout);
     }
 }

@@ -1,9 +1,8 @@
 //! Card history over HTTP: names as they were, only the listed operations
 //! write it, no write route, and access (401/403/404).
 
-mod common;
-
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 
 fn id(v: &Value) -> String {
     v["id"].as_str().expect("id").to_string()

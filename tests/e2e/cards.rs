@@ -1,11 +1,10 @@
 //! Cards over HTTP: create, read, rename, move (with history), delete, the
 //! board payload, schema failures, and racing moves.
 
-mod common;
-
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 use tokio::sync::Barrier;
 
 fn id(v: &Value) -> String {
@@ -79,10 +78,7 @@ on_both_backends! {
         // The admin of Default does not reach Other.
         assert_eq!(col.status, 403);
         // A workspace is born with To do / Doing / Done: cards can be created at once.
-        let seeded = app
-            .cli(&["--json", "card", "create", "--workspace", &other, "seed"])
-            .await
-            .ok();
+        let seeded = app.card_in(&other, "seed").await;
         let elsewhere = seeded["columnId"].as_str().expect("column id").to_string();
 
         let unknown = cuid2::create_id();
@@ -101,10 +97,7 @@ on_both_backends! {
         assert_eq!(r.body["error"], "INVALID_TARGET_COLUMN");
 
         // A project of another workspace is a schema failure of projectId.
-        let project = app
-            .cli(&["--json", "project", "create", "--workspace", &other, "P"])
-            .await
-            .ok();
+        let project = json!({"id": app.project(&other, "P").await});
         let r = app
             .call("POST", "/api/cards", Some(json!({"tenantId": app.tenant, "title": "t", "projectId": project["id"]})))
             .await;
@@ -252,18 +245,14 @@ on_both_backends! {
         assert_eq!(columns[2]["done"], true);
 
         // A project set takes effect for the project's cards only under PROJECT scope.
-        let p = app
-            .cli(&["--json", "project", "create", "--workspace", &app.tenant, "Proj"])
-            .await
-            .ok();
-        let pid = p["id"].as_str().unwrap();
+        let pid = &app.project(&app.tenant, "Proj").await;
         let r = app
             .call("POST", "/api/columns", Some(json!({"tenantId": app.tenant, "projectId": pid, "name": "Backlog"})))
             .await;
         assert_eq!(r.status, 201, "{:?}", r.body);
         let q = format!("/api/board?tenant={}&project={pid}", app.tenant);
         assert_eq!(app.call("GET", &q, None).await.body["columns"].as_array().unwrap().len(), 3);
-        app.cli(&["settings", "set", "--workspace", &app.tenant, "column-scope", "project"]).await.ok();
+        app.settings(json!({"tenantId": app.tenant, "columnScope": "PROJECT"})).await;
         let r = app.call("GET", &q, None).await;
         let cols = r.body["columns"].as_array().unwrap();
         assert_eq!(cols.len(), 1);

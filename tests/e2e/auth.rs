@@ -1,10 +1,8 @@
-//! Credentials (401), workspace reach and roles (403), cookie auth, and the
-//! first-run bootstrap.
+//! Credentials (401), workspace reach and roles (403), cookie auth, health
+//! (the first-run bootstrap, a process story: board-server/tests/server.rs).
 
-mod common;
-
-use common::{start_server, TestDb};
 use serde_json::json;
+use testkit::{self as common, on_both_backends};
 
 on_both_backends! {
     async fn missing_unknown_revoked_and_malformed_credentials_are_401(backend) {
@@ -31,27 +29,22 @@ on_both_backends! {
             assert_eq!(r.body["error"], "UNAUTHENTICATED");
         }
 
-        // Revoked through the CLI: refused from then on.
+        // Revoked (what `board token revoke` does): refused from then on.
         let token = app.account_in(&app.tenant, "carol", "viewer").await;
         assert_eq!(app.call_as(&token, "GET", &path, None).await.status, 200);
-        app.cli(&["token", "revoke", &token]).await.ok();
+        app.operator().revoke_token(&token).await.unwrap();
         assert_eq!(app.call_as(&token, "GET", &path, None).await.status, 401);
     }
 
     async fn expired_tokens_are_401(backend) {
         let app = common::spawn_app(backend).await;
         let path = format!("/api/board?tenant={}", app.tenant);
-        let acc = app.cli(&["--json", "account", "create", "dave"]).await.ok();
-        let id = acc["id"].as_str().unwrap();
-        app.cli(&["member", "add", "--workspace", &app.tenant, "--account", id, "--role", "member"])
-            .await
-            .ok();
-        let t = app
-            .cli(&["--json", "token", "create", "--account", "dave", "--expires-in", "1s"])
-            .await
-            .ok();
-        let token = t["token"].as_str().unwrap();
-        assert!(t["expiresAt"].is_string());
+        let board = app.operator();
+        let dave = board.create_account("dave").await.unwrap();
+        app.member(&app.tenant, "dave", "member").await;
+        let t = board.create_token(&dave.id, Some(1)).await.unwrap();
+        let token = t.token.as_str();
+        assert!(t.expires_at.is_some());
         tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
         assert_eq!(app.call_as(token, "GET", &path, None).await.status, 401);
     }
@@ -123,46 +116,6 @@ on_both_backends! {
         // Nothing changed by the refusals.
         let after = app.call("GET", &card_path, None).await;
         assert_eq!(after.body["title"], "renamed");
-    }
-
-    async fn first_run_bootstraps_once(backend) {
-        let db = TestDb::new(backend).await;
-        let (mut first, _, lines) = start_server(&db, &[]).await;
-        let (token, tenant) = common::first_run(&lines).expect("first run prints a token");
-        first.kill().await.ok();
-        first.wait().await.ok();
-
-        let (mut second, base, lines) = start_server(&db, &[]).await;
-        assert!(common::first_run(&lines).is_none(), "second start printed a token: {lines:?}");
-        let res = reqwest::Client::new()
-            .get(format!("{base}/api/columns?tenant={tenant}"))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(res.status().as_u16(), 200);
-        let cols: serde_json::Value = res.json().await.unwrap();
-        let names: Vec<_> = cols.as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
-        assert_eq!(names, vec![json!("To do"), json!("Doing"), json!("Done")]);
-        let done: Vec<_> = cols.as_array().unwrap().iter().map(|c| c["done"].clone()).collect();
-        assert_eq!(done, vec![json!(false), json!(false), json!(true)]);
-        let accents: Vec<_> = cols.as_array().unwrap().iter().map(|c| c["accent"].clone()).collect();
-        assert_eq!(accents, vec![json!("slate"), json!("blue"), json!("green")]);
-        second.kill().await.ok();
-
-        let ws = common::cli(&db, &["--json", "workspace", "list"]).await.ok();
-        assert_eq!(ws.as_array().unwrap().len(), 1, "one Default workspace: {ws}");
-    }
-
-    async fn no_bootstrap_when_an_account_exists(backend) {
-        let db = TestDb::new(backend).await;
-        common::cli(&db, &["init"]).await.ok();
-        common::cli(&db, &["account", "create", "early"]).await.ok();
-        let (mut server, _, lines) = start_server(&db, &[]).await;
-        assert!(common::first_run(&lines).is_none(), "{lines:?}");
-        server.kill().await.ok();
-        let ws = common::cli(&db, &["--json", "workspace", "list"]).await.ok();
-        assert_eq!(ws, json!([]));
     }
 
     async fn health_needs_no_credential(backend) {

@@ -2,11 +2,9 @@
 //! replacing and deleting images (files too), schema and domain failures, and
 //! the order of access checks.
 
-mod common;
-mod uploads;
-
+use crate::uploads::{files_in, id, png, upload};
 use serde_json::{json, Value};
-use uploads::{files_in, id, png, upload};
+use testkit::{self as common, on_both_backends};
 
 const MARKDOWN: &str = "# Título ✓ 日本語  \n\ntrailing spaces   \n<div onclick=\"x()\">html <b>inside</b></div>\n\t- item\r\n  ";
 
@@ -110,7 +108,7 @@ on_both_backends! {
         assert_eq!(app.call("GET", &format!("/api/files/{b_file}"), None).await.status, 404);
         // An empty list unbinds everything: covered by replace; the card file and the foreign upload remain.
         assert_eq!(files_in(&dir).len(), 2);
-        assert_eq!(uploads::attachment_rows(&app).await, 2);
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 2);
     }
 
     async fn schema_failures_are_422(backend) {
@@ -192,7 +190,7 @@ on_both_backends! {
         let r = upload(&app, &viewer, &uploads_path, &[("files", "a.png", png())]).await;
         assert_eq!(r.status, 403);
         assert_eq!(r.body["error"], "FORBIDDEN");
-        assert!(uploads::files_in(&app.db.files_dir()).is_empty(), "refused uploads store nothing");
+        assert!(crate::uploads::files_in(&app.db.files_dir()).is_empty(), "refused uploads store nothing");
         // The member writes.
         assert_eq!(app.call_as(&member, "PATCH", &one, Some(json!({"content": "y"}))).await.status, 200);
         assert_eq!(app.call_as(&member, "DELETE", &one, None).await.status, 200);
@@ -202,12 +200,12 @@ on_both_backends! {
         let app = common::spawn_app(backend).await;
         let card = id(&app.card("Images").await);
         let path = format!("/api/cards/{card}/comments/uploads");
-        let ok = upload(&app, &app.token, &path, &[("files", "a.gif", uploads::gif()), ("file", "b", uploads::jpeg())]).await;
+        let ok = upload(&app, &app.token, &path, &[("files", "a.gif", crate::uploads::gif()), ("file", "b", crate::uploads::jpeg())]).await;
         assert_eq!(ok.status, 201, "{:?}", ok.body);
         assert_eq!(ok.body[0]["mimeType"], "image/gif");
         assert_eq!(ok.body[1]["mimeType"], "image/jpeg");
         let before = files_in(&app.db.files_dir());
-        for bad in [uploads::pdf(), b"just text".to_vec(), uploads::svg()] {
+        for bad in [crate::uploads::pdf(), b"just text".to_vec(), crate::uploads::svg()] {
             let r = upload(&app, &app.token, &path, &[("files", "x.png", png()), ("files", "y.png", bad)]).await;
             assert_eq!(r.status, 415, "{:?}", r.body);
             assert_eq!(r.body["error"], "UNSUPPORTED_FORMAT");
@@ -218,7 +216,7 @@ on_both_backends! {
             );
         }
         assert_eq!(files_in(&app.db.files_dir()), before, "no file left");
-        assert_eq!(uploads::attachment_rows(&app).await, 2, "no row left");
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 2, "no row left");
         let none = upload(&app, &app.token, &path, &[]).await;
         assert_eq!(none.status, 400);
         assert_eq!(none.body["error"], "NO_FILE");

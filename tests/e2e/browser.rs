@@ -1,13 +1,11 @@
 //! Browser clients (contract §12): cross-site request forgery refused for
 //! cookie-authenticated writes, CORS for the origins of `--allowed-origins`.
 
-mod common;
-mod uploads;
-
 use serde_json::{json, Value};
 
+use crate::uploads::{attachment_rows, files_in, id, png};
 use common::App;
-use uploads::{attachment_rows, files_in, id, png};
+use testkit::{self as common, on_both_backends};
 
 const UI: &str = "https://ui.example";
 const EVIL: &str = "https://evil.example";

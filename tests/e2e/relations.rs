@@ -1,11 +1,10 @@
 //! Relations over HTTP: create, list, delete, every refusal (and that a refusal
 //! changes nothing), access, and racing A→B / B→A creations.
 
-mod common;
-
 use std::sync::Arc;
 
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 use tokio::sync::Barrier;
 
 fn id(v: &Value) -> String {
@@ -143,9 +142,7 @@ on_both_backends! {
         // A second workspace with a column and a card; "both" reaches both workspaces.
         let other = app.workspace("Other").await;
         let both = app.account_in(&other, "both", "admin").await;
-        app.cli(&["member", "add", "--workspace", &app.tenant, "--account", "both", "--role", "member"])
-            .await
-            .ok();
+        app.member(&app.tenant, "both", "member").await;
         let r = app
             .call_as(&both, "POST", "/api/columns", Some(json!({"tenantId": other, "name": "Col"})))
             .await;
@@ -167,8 +164,7 @@ on_both_backends! {
         // Projects.
         let mut projects = Vec::new();
         for name in ["P1", "P2"] {
-            let p = app.cli(&["--json", "project", "create", "--workspace", &app.tenant, name]).await.ok();
-            projects.push(id(&p));
+            projects.push(app.project(&app.tenant, name).await);
         }
         let mut in_project = Vec::new();
         for p in [&projects[0], &projects[0], &projects[1]] {
@@ -189,9 +185,7 @@ on_both_backends! {
         assert_eq!(link(&app, p1, p1b, "RELATED").await.status, 201);
         assert_eq!(link(&app, &a, &b, "RELATED").await.status, 201);
 
-        app.cli(&["settings", "set", "--workspace", &app.tenant, "allow-cross-project-links", "on"])
-            .await
-            .ok();
+        app.settings(json!({"tenantId": app.tenant, "allowCrossProjectLinks": true})).await;
         assert_eq!(link(&app, p1, p2, "RELATED").await.status, 201);
         assert_eq!(link(&app, p2, &a, "PARENT").await.status, 201);
         // The setting never allows another workspace.

@@ -6,11 +6,10 @@
 //! of every path: a method a path does not have gets 405 (with `Allow`), one it
 //! has gets anything else, with a status its operation documents.
 
-mod common;
-
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
+use testkit as common;
 
 const METHODS: [&str; 5] = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 

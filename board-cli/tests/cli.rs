@@ -1,8 +1,35 @@
-//! The `board` CLI end to end, on the same database a running server uses.
+//! The `board` CLI end to end (the binary as a process), on the same database
+//! a server running in the test's process uses.
 
-mod common;
+use std::time::{Duration, SystemTime};
 
-use serde_json::json;
+use serde_json::{json, Value};
+use testkit::process::Cli;
+use testkit::{self as common, on_both_backends, App, TestDb};
+
+/// The `board` binary cargo built for these tests.
+const BOARD: &str = env!("CARGO_BIN_EXE_board");
+
+/// Runs `board` on `db`.
+async fn cli(db: &TestDb, args: &[&str]) -> Cli {
+    testkit::process::cli(BOARD, db, args).await
+}
+
+/// `app.cli(args)`: runs `board` on the database of a server running in this
+/// process.
+trait RunCli {
+    async fn cli(&self, args: &[&str]) -> Cli;
+}
+
+impl RunCli for App {
+    async fn cli(&self, args: &[&str]) -> Cli {
+        cli(&self.db, args).await
+    }
+}
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_string()
+}
 
 on_both_backends! {
     async fn admin_commands_print_json_and_tables(backend) {
@@ -117,7 +144,7 @@ on_both_backends! {
 
     async fn names_resolve_and_refusals_say_what_exists(backend) {
         let app = common::spawn_app(backend).await;
-        let fails = |out: common::Cli, words: &[&str]| {
+        let fails = |out: Cli, words: &[&str]| {
             assert!(!out.success, "succeeded: {}", out.stdout);
             assert_eq!(out.stderr.trim_end().lines().count(), 1, "{:?}", out.stderr);
             for w in words {
@@ -228,6 +255,94 @@ on_both_backends! {
     }
 }
 
+on_both_backends! {
+    async fn column_commands_reorder_delete_and_refuse(backend) {
+        let app = common::spawn_app(backend).await;
+        let post = |name: &str| app.call("POST", "/api/columns", Some(json!({"tenantId": app.tenant, "name": name})));
+        let (d, e) = (id(&post("D").await.body), id(&post("E").await.body));
+        let todo = id(&app.columns().await[0]);
+        let r = app.call("PATCH", "/api/columns/order", Some(json!({"columnIds": [e, todo]}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+
+        let out = app.cli(&["--json", "columns", "reorder", &todo, &e]).await.ok();
+        assert_eq!(out["updated"], 2);
+        let order: Vec<_> = out["columns"].as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
+        assert_eq!(order, vec![json!("To do"), json!("Doing"), json!("Done"), json!("D"), json!("E")], "the CLI prints the new order");
+        let names: Vec<_> = app.columns().await.iter().map(|c| c["name"].clone()).collect();
+        assert_eq!(names, order, "the server sees it");
+
+        // Deletion moving the cards, then deleting them.
+        let cols = app.columns().await;
+        let doing = id(&cols[1]);
+        let card = app.call("POST", "/api/cards", Some(json!({"tenantId": app.tenant, "title": "x", "columnId": d}))).await.body;
+        let out = app.cli(&["--json", "column", "delete", &d, "--move-to", &doing]).await.ok();
+        assert_eq!(out["cardsMoved"], 1);
+        let text = app.cli(&["columns", "list", "--workspace", &app.tenant]).await;
+        assert!(text.success && !text.stdout.contains(" D "), "{}", text.stdout);
+        assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&card)), None).await.body["columnId"], doing.as_str());
+        let out = app
+            .cli(&["--json", "column", "delete", &doing, "--delete-cards", "--confirm", "APAGAR CARDS"])
+            .await
+            .ok();
+        assert_eq!(out["cardsDeleted"], 1);
+        assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&card)), None).await.status, 404);
+        let wrong = app.cli(&["column", "delete", &e, "--delete-cards", "--confirm", "yes"]).await;
+        assert!(!wrong.success);
+        assert_eq!(wrong.stderr.lines().count(), 1, "{}", wrong.stderr);
+
+        // Column management off: the CLI is refused like the API.
+        app.settings(json!({"tenantId": app.tenant, "columnManagement": false})).await;
+        let refused = app.cli(&["column", "delete", &todo, "--move-to", &e]).await;
+        assert!(!refused.success);
+        assert!(refused.stderr.contains("COLUMN_MANAGEMENT_DISABLED"), "{}", refused.stderr);
+        assert_eq!(app.columns().await.len(), 3, "nothing deleted");
+    }
+
+    async fn tokens_expire_and_revoke(backend) {
+        let app = common::spawn_app(backend).await;
+        let path = format!("/api/board?tenant={}", app.tenant);
+        app.cli(&["--json", "account", "create", "dave"]).await.ok();
+        app.cli(&["member", "add", "--workspace", &app.tenant, "--account", "dave", "--role", "member"])
+            .await
+            .ok();
+        let short = app
+            .cli(&["--json", "token", "create", "--account", "dave", "--expires-in", "1s"])
+            .await
+            .ok();
+        assert!(short["expiresAt"].is_string(), "{short}");
+        let kept = app.cli(&["--json", "token", "create", "--account", "dave"]).await.ok();
+        assert!(kept["expiresAt"].is_null(), "{kept}");
+        let kept = kept["token"].as_str().unwrap();
+        assert_eq!(app.call_as(kept, "GET", &path, None).await.status, 200);
+        app.cli(&["token", "revoke", kept]).await.ok();
+        assert_eq!(app.call_as(kept, "GET", &path, None).await.status, 401, "revoked");
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let short = short["token"].as_str().unwrap();
+        assert_eq!(app.call_as(short, "GET", &path, None).await.status, 401, "expired");
+    }
+
+    async fn gc_removes_crash_leftovers_and_says_what(backend) {
+        let app = common::spawn_app(backend).await;
+        let dir = app.db.files_dir();
+        std::fs::create_dir_all(&dir).unwrap();
+        let (orphan, stale, fresh) = (cuid2::create_id(), format!(".tmp-{}", cuid2::create_id()), format!(".tmp-{}", cuid2::create_id()));
+        for (name, age) in [(&orphan, 0), (&stale, 2 * 3600), (&fresh, 5)] {
+            let path = dir.join(name);
+            std::fs::write(&path, b"left by a crash").unwrap();
+            let f = std::fs::File::options().write(true).open(&path).unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(age)).unwrap();
+        }
+        let out = app.cli(&["--json", "gc"]).await.ok();
+        assert_eq!(out["orphanFiles"], json!([orphan]));
+        assert_eq!(out["tempFiles"].as_array().map(Vec::len), Some(1), "{out}");
+        assert_eq!(out["looseUploads"], json!([]));
+        assert!(!dir.join(&orphan).exists() && !dir.join(&stale).exists());
+        assert!(dir.join(&fresh).exists(), "an upload in flight stays");
+        let text = app.cli(&["gc"]).await;
+        assert!(text.success && text.stdout.contains("removed 0 loose uploads"), "{}", text.stdout);
+    }
+}
+
 /// Every command but `board init` refuses a SQLite file that does not exist,
 /// instead of making a new, empty database.
 #[tokio::test]
@@ -238,7 +353,7 @@ async fn a_missing_database_is_refused_until_init() {
         vec!["workspace", "list"],
         vec!["--json", "account", "create", "x"],
     ] {
-        let out = common::cli(&db, &args).await;
+        let out = cli(&db, &args).await;
         assert!(!out.success, "{args:?}");
         let line = out.stderr.trim_end();
         assert_eq!(line.lines().count(), 1, "{line}");
@@ -252,21 +367,19 @@ async fn a_missing_database_is_refused_until_init() {
         }
         assert!(!file.exists(), "{args:?} created the file");
     }
-    common::cli(&db, &["init"]).await.ok();
+    cli(&db, &["init"]).await.ok();
     assert!(file.exists());
-    let ws = common::cli(&db, &["--json", "workspace", "list"])
-        .await
-        .ok();
+    let ws = cli(&db, &["--json", "workspace", "list"]).await.ok();
     assert_eq!(ws, json!([]));
 }
 
 /// `docs/cli.md` is `board --help` and every command's `--help`, so the
-/// reference never drifts from the tool. `BOARD_BLESS=1 cargo test --test cli
-/// cli_reference` writes it anew.
+/// reference never drifts from the tool. `BOARD_BLESS=1 cargo test -p board-cli
+/// --test cli cli_reference` writes it anew.
 #[test]
 fn cli_reference_is_current() {
     let help = |args: &[&str]| {
-        let out = std::process::Command::new(common::bin("board"))
+        let out = std::process::Command::new(BOARD)
             .args(args)
             .arg("--help")
             .env_remove("BOARD_DATABASE_URL")
@@ -289,8 +402,8 @@ fn cli_reference_is_current() {
     let mut doc = String::from(
         "# `board`: command reference\n\n\
          Generated from `board --help` and each command's `--help`; \
-         `tests/cli.rs` fails when it is out of date, and \
-         `BOARD_BLESS=1 cargo test --test cli cli_reference` writes it anew.\n",
+         `board-cli/tests/cli.rs` fails when it is out of date, and \
+         `BOARD_BLESS=1 cargo test -p board-cli --test cli cli_reference` writes it anew.\n",
     );
     let mut section = |args: &[&str], text: &str| {
         let name = std::iter::once("board")
@@ -311,7 +424,7 @@ fn cli_reference_is_current() {
             section(&[&cmd, &sub], &help(&[&cmd, &sub]));
         }
     }
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/cli.md");
     if std::env::var_os("BOARD_BLESS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &doc).unwrap();
@@ -319,6 +432,6 @@ fn cli_reference_is_current() {
     let current = std::fs::read_to_string(&path).unwrap_or_default();
     assert!(
         current == doc,
-        "docs/cli.md is out of date: BOARD_BLESS=1 cargo test --test cli cli_reference"
+        "docs/cli.md is out of date: BOARD_BLESS=1 cargo test -p board-cli --test cli cli_reference"
     );
 }

@@ -1,19 +1,24 @@
-//! The server process: graceful shutdown, several servers on one database.
-
-mod common;
+//! The server process: graceful shutdown on SIGTERM, the first run printing
+//! its token, a busy listen address, the request log, several servers on one
+//! database; and the metrics (in-process).
 
 use std::time::Duration;
 
-use common::{start_server, Backend, TestDb};
+use serde_json::json;
+use testkit::process::{first_run, start_server};
+use testkit::{self as common, on_both_backends, Backend, TestDb};
+
+/// The `board-server` binary cargo built for these tests.
+const SERVER: &str = env!("CARGO_BIN_EXE_board-server");
 
 on_both_backends! {
     async fn sigterm_stops_the_server_with_exit_0(backend) {
-        let app = common::spawn_app(backend).await;
-        let mut app = app;
-        let pid = app.child.id().expect("pid").to_string();
+        let db = TestDb::new(backend).await;
+        let mut server = start_server(SERVER, &db, &[]).await;
+        let pid = server.child.id().expect("pid").to_string();
         let status = std::process::Command::new("kill").args(["-TERM", &pid]).status().unwrap();
         assert!(status.success());
-        let exit = tokio::time::timeout(Duration::from_secs(30), app.child.wait())
+        let exit = tokio::time::timeout(Duration::from_secs(30), server.child.wait())
             .await
             .expect("server stops after SIGTERM")
             .unwrap();
@@ -21,10 +26,10 @@ on_both_backends! {
     }
 
     async fn a_listen_address_in_use_is_named_with_the_way_out(backend) {
-        let db = TestDb::new(backend).await;
-        let (_first, base, _) = start_server(&db, &[]).await;
+        let app = common::spawn_app(backend).await;
+        let (base, db) = (&app.base, &app.db);
         let addr = base.strip_prefix("http://").expect("http base").to_string();
-        let second = tokio::process::Command::new(common::bin("board-server"))
+        let second = tokio::process::Command::new(SERVER)
             .env("BOARD_DATABASE_URL", &db.url)
             .env("BOARD_FILES_DIR", db.files_dir())
             .env("BOARD_LISTEN", &addr)
@@ -52,11 +57,13 @@ on_both_backends! {
     }
 
     async fn request_log_latency_has_at_most_3_decimals(backend) {
-        let app = common::spawn_app_with(backend, &[("BOARD_LOG", "info")]).await;
+        let db = TestDb::new(backend).await;
+        let server = start_server(SERVER, &db, &[("BOARD_LOG", "info")]).await;
         for _ in 0..5 {
-            assert_eq!(app.call("GET", "/healthz", None).await.status, 200);
+            let res = reqwest::get(format!("{}/healthz", server.base)).await.unwrap();
+            assert_eq!(res.status().as_u16(), 200);
         }
-        let log = std::fs::read_to_string(app.db.dir.path().join("server.log")).unwrap();
+        let log = std::fs::read_to_string(testkit::process::log_path(&db)).unwrap();
         let latencies: Vec<&str> = log
             .lines()
             .filter_map(|l| l.split(" latency_ms=").nth(1))
@@ -82,25 +89,25 @@ on_both_backends! {
 async fn racing_first_starts_bootstrap_once_on_postgres() {
     let db = TestDb::new(Backend::Postgres).await;
     let (a, b, c, d) = tokio::join!(
-        start_server(&db, &[]),
-        start_server(&db, &[]),
-        start_server(&db, &[]),
-        start_server(&db, &[])
+        start_server(SERVER, &db, &[]),
+        start_server(SERVER, &db, &[]),
+        start_server(SERVER, &db, &[]),
+        start_server(SERVER, &db, &[])
     );
     let servers = [a, b, c, d];
     let tokens = servers
         .iter()
-        .filter(|(_, _, lines)| common::first_run(lines).is_some())
+        .filter(|s| first_run(&s.lines).is_some())
         .count();
     assert_eq!(tokens, 1, "exactly one server bootstraps");
-    let ws = common::cli(&db, &["--json", "workspace", "list"])
-        .await
-        .ok();
-    assert_eq!(ws.as_array().unwrap().len(), 1);
+    let board = db.open().await;
+    assert_eq!(board.list_workspaces().await.unwrap().len(), 1);
+    board.close().await;
 }
 
-/// Two `board-server` processes on one PostgreSQL database: racing requests
-/// split between them keep one done column per set and lose no card.
+/// Two servers on one PostgreSQL database, one of them another process:
+/// racing requests split between them keep one done column per set and lose
+/// no card.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[cfg_attr(
     not(board_test_postgres),
@@ -108,15 +115,15 @@ async fn racing_first_starts_bootstrap_once_on_postgres() {
 )]
 async fn two_servers_on_one_postgres_keep_the_column_invariants() {
     let app = std::sync::Arc::new(common::spawn_app(Backend::Postgres).await);
-    let (_second, second_base, _) = start_server(&app.db, &[]).await;
-    let bases = [app.base.clone(), second_base];
+    let second = start_server(SERVER, &app.db, &[]).await;
+    let bases = [app.base.clone(), second.base.clone()];
     let mut columns = Vec::new();
     for i in 0..10 {
         let r = app
             .call(
                 "POST",
                 "/api/columns",
-                Some(serde_json::json!({"tenantId": app.tenant, "name": format!("S{i}")})),
+                Some(json!({"tenantId": app.tenant, "name": format!("S{i}")})),
             )
             .await;
         assert_eq!(r.status, 201);
@@ -124,7 +131,8 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
     }
     for (i, col) in columns.iter().take(4).enumerate() {
         for n in 0..5 {
-            let body = serde_json::json!({"tenantId": app.tenant, "title": format!("{i}-{n}"), "columnId": col});
+            let body =
+                json!({"tenantId": app.tenant, "title": format!("{i}-{n}"), "columnId": col});
             assert_eq!(app.call("POST", "/api/cards", Some(body)).await.status, 201);
         }
     }
@@ -135,7 +143,7 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
         requests.push((
             "PATCH",
             format!("/api/columns/{col}"),
-            serde_json::json!({"done": true}),
+            json!({"done": true}),
         ));
     }
     for (a, b) in [(0, 1), (2, 3)] {
@@ -143,7 +151,7 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
             requests.push((
                 "DELETE",
                 format!("/api/columns/{}", columns[x]),
-                serde_json::json!({"cards": "MOVE", "targetColumnId": columns[y]}),
+                json!({"cards": "MOVE", "targetColumnId": columns[y]}),
             ));
         }
     }
@@ -192,6 +200,50 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
 }
 
 on_both_backends! {
+    async fn first_run_bootstraps_once(backend) {
+        let db = TestDb::new(backend).await;
+        let mut first = start_server(SERVER, &db, &[]).await;
+        let (token, tenant) = first_run(&first.lines).expect("first run prints a token");
+        first.child.kill().await.ok();
+        first.child.wait().await.ok();
+
+        let mut second = start_server(SERVER, &db, &[]).await;
+        let (base, lines) = (&second.base, &second.lines);
+        assert!(first_run(lines).is_none(), "second start printed a token: {lines:?}");
+        let res = reqwest::Client::new()
+            .get(format!("{base}/api/columns?tenant={tenant}"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+        let cols: serde_json::Value = res.json().await.unwrap();
+        let names: Vec<_> = cols.as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
+        assert_eq!(names, vec![json!("To do"), json!("Doing"), json!("Done")]);
+        let done: Vec<_> = cols.as_array().unwrap().iter().map(|c| c["done"].clone()).collect();
+        assert_eq!(done, vec![json!(false), json!(false), json!(true)]);
+        let accents: Vec<_> = cols.as_array().unwrap().iter().map(|c| c["accent"].clone()).collect();
+        assert_eq!(accents, vec![json!("slate"), json!("blue"), json!("green")]);
+        second.child.kill().await.ok();
+
+        let board = db.open().await;
+        let ws = board.list_workspaces().await.unwrap();
+        assert_eq!(ws.len(), 1, "one Default workspace: {ws:?}");
+        board.close().await;
+    }
+
+    async fn no_bootstrap_when_an_account_exists(backend) {
+        let db = TestDb::new(backend).await;
+        // What `board init` and `board account create early` do.
+        let board = db.open().await;
+        board.create_account("early").await.unwrap();
+        let mut server = start_server(SERVER, &db, &[]).await;
+        assert!(first_run(&server.lines).is_none(), "{:?}", server.lines);
+        server.child.kill().await.ok();
+        assert!(board.list_workspaces().await.unwrap().is_empty());
+        board.close().await;
+    }
+
     async fn metrics_count_requests_per_route_and_request_ids_are_echoed(backend) {
         let app = common::spawn_app(backend).await;
         let cols = format!("/api/columns?tenant={}", app.tenant);

@@ -3,15 +3,40 @@
 //! logs it. The counts are pinned, so none can creep up unseen; lower one here
 //! when a route gets cheaper. `BEGIN`, `COMMIT` and `ROLLBACK` are not counted.
 
-mod common;
-
 use serde_json::{json, Value};
+use testkit::process::{first_run, log_path, start_server, ServerProcess};
+use testkit::{on_both_backends, Res, TestDb};
 
-use common::App;
+/// The `board-server` binary cargo built for these tests.
+const SERVER: &str = env!("CARGO_BIN_EXE_board-server");
+
+/// A `board-server` process whose log is the count (the log is the process's
+/// own: its subscriber, its filter), and the first run's credential.
+struct App {
+    db: TestDb,
+    server: ServerProcess,
+    token: String,
+    tenant: String,
+    http: reqwest::Client,
+}
+
+impl App {
+    async fn call(&self, method: &str, path: &str, body: Option<Value>) -> Res {
+        testkit::request(
+            &self.http,
+            &self.server.base,
+            &self.token,
+            method,
+            path,
+            body,
+        )
+        .await
+    }
+}
 
 /// The statements the server logged so far.
 fn logged(app: &App) -> usize {
-    std::fs::read_to_string(app.db.dir.path().join("server.log"))
+    std::fs::read_to_string(log_path(&app.db))
         .unwrap_or_default()
         .lines()
         .filter(|l| l.contains("sqlx::query"))
@@ -37,7 +62,10 @@ async fn count(app: &App, method: &str, path: &str, body: Option<Value>) -> (Val
 
 on_both_backends! {
     async fn each_route_keeps_its_statement_budget(backend) {
-        let app = common::spawn_app_with(backend, &[("BOARD_LOG", "warn,sqlx::query=debug")]).await;
+        let db = TestDb::new(backend).await;
+        let server = start_server(SERVER, &db, &[("BOARD_LOG", "warn,sqlx::query=debug")]).await;
+        let (token, tenant) = first_run(&server.lines).expect("first run");
+        let app = App { db, server, token, tenant, http: reqwest::Client::new() };
         let t = app.tenant.clone();
         // Warm the pool: several connections open (and run their set-up) now.
         for _ in 0..4 {
@@ -48,7 +76,7 @@ on_both_backends! {
                 app.call("GET", "/healthz", None),
             );
         }
-        let cols = app.columns().await;
+        let cols = app.call("GET", &format!("/api/columns?tenant={t}"), None).await.body;
         let mut counts = Vec::new();
         let (_, n) = count(&app, "GET", &format!("/api/columns?tenant={t}"), None).await;
         counts.push(("GET /api/columns", n));

@@ -1,10 +1,9 @@
 //! The two migration folders must produce the same tables, columns and indexes.
 
-mod common;
-
 use std::collections::BTreeSet;
 
 use sqlx::{Connection, PgConnection, Row, SqliteConnection};
+use testkit as common;
 
 type Shape = (
     BTreeSet<(String, String, bool)>,
@@ -87,7 +86,8 @@ async fn both_migration_folders_give_the_same_schema() {
     let lite = common::TestDb::new(common::Backend::Sqlite).await;
     let pg = common::TestDb::new(common::Backend::Postgres).await;
     for db in [&lite, &pg] {
-        common::cli(db, &["init"]).await.ok();
+        // What `board init` does: open (create) and migrate.
+        db.open().await.close().await;
     }
     let (lite_cols, lite_idx) = sqlite_shape(&lite.url).await;
     let (pg_cols, pg_idx) = postgres_shape(&pg.url).await;

@@ -4,12 +4,11 @@
 //!
 //! It needs Chromium (`chromium` on the PATH, or `BOARD_TEST_CHROMIUM`), so it is
 //! ignored by a plain `cargo test`; `.ci/run` installs Chromium and runs it:
-//! `cargo test --test chromium -- --ignored`.
-
-mod common;
+//! `cargo test --workspace --test e2e chromium:: -- --ignored`.
 
 use std::time::Duration;
 
+use testkit as common;
 use tokio::net::TcpListener;
 use warp::Filter;
 
@@ -77,16 +76,16 @@ async fn run_page(url: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "needs headless Chromium: cargo test --test chromium -- --ignored"]
+#[ignore = "needs headless Chromium: cargo test --workspace --test e2e chromium:: -- --ignored"]
 async fn a_ui_on_a_listed_origin_calls_the_api_and_others_cannot() {
     let listed = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let other = TcpListener::bind("127.0.0.1:0").await.unwrap();
     // The UI is on `localhost`, the API on `127.0.0.1`: another origin, another site.
     let ui = format!("http://localhost:{}", listed.local_addr().unwrap().port());
     let stranger = format!("http://localhost:{}", other.local_addr().unwrap().port());
-    let db = common::TestDb::new(common::Backend::Sqlite).await;
-    let (_server, api, lines) = common::start_server(&db, &[("BOARD_ALLOWED_ORIGINS", &ui)]).await;
-    let (token, tenant) = common::first_run(&lines).expect("first run");
+    let app =
+        common::spawn_app_with(common::Backend::Sqlite, &[("BOARD_ALLOWED_ORIGINS", &ui)]).await;
+    let (api, token, tenant) = (app.base.clone(), app.token.clone(), app.tenant.clone());
     serve(listed, page(&api, &token, &tenant));
     serve(other, page(&api, &token, &tenant));
 
@@ -104,7 +103,7 @@ async fn a_ui_on_a_listed_origin_calls_the_api_and_others_cannot() {
     let refused = run_page(&stranger).await;
     assert!(refused.starts_with("error: TypeError"), "{refused}");
     // The preflight was refused, so the browser never sent the POST.
-    let board = board_core::Board::open(&db.url).await.unwrap();
+    let board = app.board().await;
     let view = board
         .board(
             &board_core::Actor::Operator,

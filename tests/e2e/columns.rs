@@ -1,13 +1,12 @@
-//! Column routes and commands: listing by set, creation, the done mark, order,
-//! deletion with the cards' fate, the settings lock, and racing requests.
-
-mod common;
-mod uploads;
+//! Column routes: listing by set, creation, the done mark, order, deletion
+//! with the cards' fate, the settings lock, and racing requests (the `board
+//! column` commands: board-cli/tests/cli.rs).
 
 use std::sync::Arc;
 
 use common::App;
 use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
 use tokio::sync::Barrier;
 
 fn id(v: &Value) -> String {
@@ -23,18 +22,7 @@ async fn column(app: &App, body: Value) -> Value {
 
 /// Creates a project of the Default workspace and returns its id.
 async fn project(app: &App, name: &str) -> String {
-    let p = app
-        .cli(&[
-            "--json",
-            "project",
-            "create",
-            "--workspace",
-            &app.tenant,
-            name,
-        ])
-        .await
-        .ok();
-    id(&p)
+    app.project(&app.tenant, name).await
 }
 
 /// The columns of one set as (name, position, done), by position.
@@ -94,7 +82,7 @@ on_both_backends! {
         // With a project: the set in effect (TENANT scope: the tenant set).
         let q = format!("/api/columns?tenant={}&project={p1}", app.tenant);
         assert_eq!(app.call("GET", &q, None).await.body.as_array().unwrap().len(), 3);
-        app.cli(&["settings", "set", "--workspace", &app.tenant, "column-scope", "project"]).await.ok();
+        app.settings(json!({"tenantId": app.tenant, "columnScope": "PROJECT"})).await;
         let r = app.call("GET", &q, None).await;
         assert_eq!(r.body.as_array().unwrap().len(), 1);
         assert_eq!(r.body[0]["name"], "One");
@@ -169,7 +157,7 @@ on_both_backends! {
         }
         // A project of another workspace is refused as well.
         let other = app.workspace("Other").await;
-        let foreign = app.cli(&["--json", "project", "create", "--workspace", &other, "F"]).await.ok();
+        let foreign = json!({"id": app.project(&other, "F").await});
         let r = app.call("POST", "/api/columns", Some(json!({"tenantId": app.tenant, "projectId": foreign["id"], "name": "x"}))).await;
         assert_eq!(r.status, 422);
         // The body is checked before the workspace: a bad body to an unreached workspace is 422.
@@ -269,12 +257,6 @@ on_both_backends! {
         let unchanged: Vec<_> = set_of(&app, None).await.into_iter().map(|c| c.0).collect();
         assert_eq!(unchanged, vec!["E", "Doing", "Done", "D", "To do"]);
 
-        let out = app.cli(&["--json", "columns", "reorder", &ids[0], &ids[4]]).await.ok();
-        assert_eq!(out["updated"], 2);
-        let order: Vec<_> = out["columns"].as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
-        assert_eq!(order, vec![json!("To do"), json!("Doing"), json!("Done"), json!("D"), json!("E")], "the CLI prints the new order");
-        let names: Vec<_> = set_of(&app, None).await.into_iter().map(|c| c.0).collect();
-        assert_eq!(names, vec!["To do", "Doing", "Done", "D", "E"]);
     }
 
     async fn delete_with_move_keeps_card_order_and_writes_history(backend) {
@@ -306,17 +288,6 @@ on_both_backends! {
         assert_eq!(set_of(&app, None).await.len(), 2);
         assert_eq!(app.call("DELETE", &path, Some(json!({"cards": "MOVE", "targetColumnId": doing}))).await.status, 404);
 
-        // The CLI does the same.
-        let extra = column(&app, json!({"tenantId": app.tenant, "name": "Extra"})).await;
-        let card = app
-            .call("POST", "/api/cards", Some(json!({"tenantId": app.tenant, "title": "x", "columnId": id(&extra)})))
-            .await
-            .body;
-        let out = app.cli(&["--json", "column", "delete", &id(&extra), "--move-to", &doing]).await.ok();
-        assert_eq!(out["cardsMoved"], 1);
-        let text = app.cli(&["columns", "list", "--workspace", &app.tenant]).await;
-        assert!(!text.stdout.contains("Extra"));
-        assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&card)), None).await.body["columnId"], doing.as_str());
     }
 
     async fn delete_with_delete_removes_cards_and_their_history(backend) {
@@ -329,9 +300,9 @@ on_both_backends! {
             .await
             .body;
         // A file attached to the card goes with it.
-        let up = uploads::upload(&app, &app.token, &format!("/api/cards/{}/attachments", id(&gone)), &[("files", "a.pdf", uploads::pdf())]).await;
+        let up = crate::uploads::upload(&app, &app.token, &format!("/api/cards/{}/attachments", id(&gone)), &[("files", "a.pdf", crate::uploads::pdf())]).await;
         assert_eq!(up.status, 201, "{:?}", up.body);
-        assert_eq!(uploads::files_in(&app.db.files_dir()).len(), 1);
+        assert_eq!(crate::uploads::files_in(&app.db.files_dir()).len(), 1);
         let path = format!("/api/columns/{todo}");
         for (body, field) in [
             (json!({}), "cards"),
@@ -363,18 +334,10 @@ on_both_backends! {
         assert_eq!(r.status, 200);
         assert_eq!(r.body, json!({"deleted": true, "cardsMoved": 0, "cardsDeleted": 1}));
         assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&gone)), None).await.status, 404);
-        assert_eq!(uploads::files_in(&app.db.files_dir()), Vec::<String>::new(), "the card's file is gone");
-        assert_eq!(uploads::attachment_rows(&app).await, 0);
+        assert_eq!(crate::uploads::files_in(&app.db.files_dir()), Vec::<String>::new(), "the card's file is gone");
+        assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
         assert_eq!(app.call("GET", &format!("/api/cards/{}", id(&kept)), None).await.status, 200);
 
-        let out = app
-            .cli(&["--json", "column", "delete", &doing, "--delete-cards", "--confirm", "APAGAR CARDS"])
-            .await
-            .ok();
-        assert_eq!(out["cardsDeleted"], 1);
-        let wrong = app.cli(&["column", "delete", &id(&cols[2]), "--delete-cards", "--confirm", "yes"]).await;
-        assert!(!wrong.success);
-        assert_eq!(wrong.stderr.lines().count(), 1, "{}", wrong.stderr);
     }
 
     async fn delete_refusals_keep_every_set_whole(backend) {
@@ -426,10 +389,7 @@ on_both_backends! {
         // The feature check comes before the schema check.
         let r = app.call("PATCH", &format!("/api/columns/{todo}"), Some(json!({"name": 5}))).await;
         assert_eq!(r.body["error"], "COLUMN_MANAGEMENT_DISABLED");
-        let cli = app.cli(&["column", "delete", &todo, "--move-to", &doing]).await;
-        assert!(!cli.success);
-        assert!(cli.stderr.contains("COLUMN_MANAGEMENT_DISABLED"), "{}", cli.stderr);
-        let set = set_of(&app, None).await;
+let set = set_of(&app, None).await;
         assert_eq!(set.iter().map(|c| c.0.as_str()).collect::<Vec<_>>(), vec!["To do", "Doing", "Done"]);
         assert_eq!(board_cards(&app, &todo).await.len(), 1, "nothing deleted");
         // Reading still works.

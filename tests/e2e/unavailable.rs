@@ -2,13 +2,12 @@
 //! (contract §12): the server talks to PostgreSQL through a TCP proxy that the
 //! test cuts and restores.
 
-mod common;
-
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
+use testkit as common;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
@@ -88,9 +87,10 @@ async fn a_lost_database_is_503_with_retry_after_and_comes_back() {
     let target = authority(&db.url).to_string();
     let proxy = Proxy::start(target.clone()).await;
     let via_proxy = db.url.replacen(&target, &proxy.addr, 1);
-    let (_server, base, lines) =
-        common::start_server(&db, &[("BOARD_DATABASE_URL", &via_proxy)]).await;
-    let (token, tenant) = common::first_run(&lines).expect("first run");
+    let server = common::start(common::config(&db, &[("BOARD_DATABASE_URL", &via_proxy)])).await;
+    let first = server.first_run.as_ref().expect("first run");
+    let (base, token) = (server.base.clone(), first.token.token.clone());
+    let tenant = first.workspace.id.as_str().to_string();
     let http = reqwest::Client::new();
     let card = json!({"tenantId": tenant, "title": "t"});
     let get = |path: &str| http.get(format!("{base}{path}")).bearer_auth(&token).send();

@@ -1,0 +1,20 @@
+//! The end-to-end tests of the HTTP contract, one module per resource, in one
+//! test binary (one link instead of one per file): servers run in-process
+//! (`testkit`), each test on a fresh database, SQLite and PostgreSQL.
+//!
+//! `cargo test --test e2e`; one module: `cargo test --test e2e cards::`.
+
+mod attachments;
+mod auth;
+mod browser;
+mod cards;
+mod chromium;
+mod columns;
+mod comments;
+mod history;
+mod openapi;
+mod relations;
+mod schema;
+mod settings;
+mod unavailable;
+mod uploads;
