@@ -25,6 +25,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub mod process;
+pub mod sse;
 
 pub use board_server::Config;
 

@@ -11,6 +11,7 @@ mod cards;
 mod chromium;
 mod columns;
 mod comments;
+mod events;
 mod history;
 mod openapi;
 mod relations;

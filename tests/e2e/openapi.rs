@@ -56,6 +56,7 @@ const CONTRACT: &[(&str, &str)] = &[
     ("GET", "/api/cards/{}/relations"),
     ("POST", "/api/cards/{}/relations"),
     ("DELETE", "/api/relations/{}"),
+    ("GET", "/api/events"),
 ];
 
 fn documented(doc: &Value) -> BTreeMap<String, BTreeSet<String>> {
