@@ -435,3 +435,21 @@ fn cli_reference_is_current() {
         "docs/cli.md is out of date: BOARD_BLESS=1 cargo test -p board-cli --test cli cli_reference"
     );
 }
+
+on_both_backends! {
+    /// Contract §11: a change made by the CLI (another process, writing the
+    /// database directly) reaches a stream of the running server within 1 s.
+    async fn a_cli_move_reaches_an_open_event_stream_within_a_second(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = app.card("Moved by the operator").await;
+        let path = format!("/api/events?tenant={}", app.tenant);
+        let mut events = testkit::sse::EventStream::open(&app.http, &app.base, &app.token, &path, None).await;
+        let moved = app.cli(&["--json", "card", "move", &id(&card), "--to", "Doing"]).await.ok();
+        let done = std::time::Instant::now();
+        let frame = events.next(Duration::from_secs(5)).await.expect("the CLI's event");
+        assert!(done.elapsed() < Duration::from_secs(1), "{:?}", done.elapsed());
+        assert_eq!(frame.event, "card.moved");
+        assert_eq!(frame.data["subject"]["columnId"], moved["columnId"]);
+        assert_eq!(frame.data["actorId"], Value::Null, "the CLI acts as the operator");
+    }
+}

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 use testkit::process::{first_run, start_server};
+use testkit::sse::EventStream;
 use testkit::{self as common, on_both_backends, Backend, TestDb};
 
 /// The `board-server` binary cargo built for these tests.
@@ -281,5 +282,44 @@ on_both_backends! {
         assert_eq!(generated.len(), 24, "{generated}");
         let body: serde_json::Value = res.json().await.unwrap();
         assert_eq!(body["version"], env!("CARGO_PKG_VERSION"));
+    }
+}
+
+/// Contract §11: a change through one server process reaches an event stream
+/// of another server process on the same PostgreSQL database within 1 s
+/// (`NOTIFY`), and the other way round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn a_change_on_one_server_process_reaches_a_stream_on_another_within_a_second() {
+    let app = common::spawn_app(Backend::Postgres).await;
+    let second = start_server(SERVER, &app.db, &[]).await;
+    let path = format!("/api/events?tenant={}", app.tenant);
+    let mut on_b = EventStream::open(&app.http, &second.base, &app.token, &path, None).await;
+    let mut on_a = EventStream::open(&app.http, &app.base, &app.token, &path, None).await;
+    for (through, stream) in [(&app.base, &mut on_b), (&second.base, &mut on_a)] {
+        let started = std::time::Instant::now();
+        let r = common::request(
+            &app.http,
+            through,
+            &app.token,
+            "POST",
+            "/api/cards",
+            Some(json!({"tenantId": app.tenant, "title": "across"})),
+        )
+        .await;
+        assert_eq!(r.status, 201);
+        let frame = stream
+            .next(Duration::from_secs(5))
+            .await
+            .expect("the event from the other server");
+        assert_eq!(frame.data["subject"]["id"], r.body["id"]);
+        assert!(
+            started.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }
