@@ -118,3 +118,43 @@ async fn a_ui_on_a_listed_origin_calls_the_api_and_others_cannot() {
         .collect();
     assert_eq!(titles, ["renamed in the browser"]);
 }
+
+/// The live-events page: signs in with the session cookie, follows the
+/// workspace with `EventSource` (credentials included), creates a card with
+/// `fetch` and the bearer header, and writes the event it received.
+fn events_page(api: &str, token: &str, tenant: &str) -> String {
+    format!(
+        r#"<!doctype html><html><body><pre id="out">pending</pre><script>
+const out = document.getElementById("out");
+document.cookie = "board_session={token}; path=/";
+const events = new EventSource("{api}/api/events?tenant={tenant}", {{withCredentials: true}});
+events.onopen = () => fetch("{api}/api/cards", {{method: "POST",
+    headers: {{"Authorization": "Bearer {token}", "Content-Type": "application/json"}},
+    body: JSON.stringify({{tenantId: "{tenant}", title: "seen live"}})}});
+events.addEventListener("card.created", e => {{
+  const data = JSON.parse(e.data);
+  out.textContent = JSON.stringify({{id: e.lastEventId, type: data.type, title: data.subject.title}});
+  events.close();
+}});
+events.onerror = () => {{ if (out.textContent === "pending") out.textContent = "error"; }};
+</script></body></html>"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "needs headless Chromium: cargo test --workspace --test e2e chromium:: -- --ignored"]
+async fn a_ui_on_another_origin_follows_live_events_with_the_cookie() {
+    // Another origin (another port) of the same site, so the browser sends the
+    // session cookie with the stream's request.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let ui = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
+    let app =
+        common::spawn_app_with(common::Backend::Sqlite, &[("BOARD_ALLOWED_ORIGINS", &ui)]).await;
+    serve(listener, events_page(&app.base, &app.token, &app.tenant));
+    let text = run_page(&ui).await;
+    let seen: serde_json::Value = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("the page wrote {text:?}: {e}"));
+    assert_eq!(seen["type"], "card.created", "{seen}");
+    assert_eq!(seen["title"], "seen live", "{seen}");
+    assert!(seen["id"].as_str().is_some_and(|id| id.parse::<i64>().is_ok()), "{seen}");
+}
