@@ -437,8 +437,8 @@ fn cli_reference_is_current() {
 }
 
 on_both_backends! {
-    /// Contract §11: a change made by the CLI (another process, writing the
-    /// database directly) reaches a stream of the running server within 1 s.
+    // Contract §11: a change made by the CLI (another process, writing the
+    // database directly) reaches a stream of the running server within 1 s.
     async fn a_cli_move_reaches_an_open_event_stream_within_a_second(backend) {
         let app = common::spawn_app(backend).await;
         let card = app.card("Moved by the operator").await;

@@ -297,9 +297,8 @@ async fn a_change_on_one_server_process_reaches_a_stream_on_another_within_a_sec
     let app = common::spawn_app(Backend::Postgres).await;
     let second = start_server(SERVER, &app.db, &[]).await;
     let path = format!("/api/events?tenant={}", app.tenant);
-    let mut on_b = EventStream::open(&app.http, &second.base, &app.token, &path, None).await;
-    let mut on_a = EventStream::open(&app.http, &app.base, &app.token, &path, None).await;
-    for (through, stream) in [(&app.base, &mut on_b), (&second.base, &mut on_a)] {
+    for (through, listening) in [(&app.base, &second.base), (&second.base, &app.base)] {
+        let mut stream = EventStream::open(&app.http, listening, &app.token, &path, None).await;
         let started = std::time::Instant::now();
         let r = common::request(
             &app.http,

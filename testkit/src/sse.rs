@@ -74,7 +74,9 @@ impl EventStream {
         let mut out = Vec::new();
         for i in 0..n {
             let frame = self.next(wait).await;
-            out.push(frame.unwrap_or_else(|| panic!("event {} of {n} did not come: got {out:?}", i + 1)));
+            out.push(
+                frame.unwrap_or_else(|| panic!("event {} of {n} did not come: got {out:?}", i + 1)),
+            );
         }
         out
     }

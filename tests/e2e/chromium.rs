@@ -152,9 +152,14 @@ async fn a_ui_on_another_origin_follows_live_events_with_the_cookie() {
         common::spawn_app_with(common::Backend::Sqlite, &[("BOARD_ALLOWED_ORIGINS", &ui)]).await;
     serve(listener, events_page(&app.base, &app.token, &app.tenant));
     let text = run_page(&ui).await;
-    let seen: serde_json::Value = serde_json::from_str(&text)
-        .unwrap_or_else(|e| panic!("the page wrote {text:?}: {e}"));
+    let seen: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("the page wrote {text:?}: {e}"));
     assert_eq!(seen["type"], "card.created", "{seen}");
     assert_eq!(seen["title"], "seen live", "{seen}");
-    assert!(seen["id"].as_str().is_some_and(|id| id.parse::<i64>().is_ok()), "{seen}");
+    assert!(
+        seen["id"]
+            .as_str()
+            .is_some_and(|id| id.parse::<i64>().is_ok()),
+        "{seen}"
+    );
 }
