@@ -56,7 +56,14 @@ impl ApiError {
         let e = match self {
             ApiError::Core(e) => e,
             ApiError::Http(status, code, message) => {
-                return error_reply(status, ErrorBody::new(code, message))
+                let mut response = error_reply(status, ErrorBody::new(code, message));
+                if status == StatusCode::SERVICE_UNAVAILABLE {
+                    response.headers_mut().insert(
+                        warp::http::header::RETRY_AFTER,
+                        warp::http::HeaderValue::from(RETRY_AFTER_SECONDS),
+                    );
+                }
+                return response;
             }
         };
         let status =
