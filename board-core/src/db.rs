@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor, Transaction};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool, Connection, Executor};
 
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
@@ -135,7 +136,7 @@ fn path_str(p: &Path) -> String {
 /// It dereferences to the connection, so statements run on `&mut *tx`.
 pub(crate) struct WriteTx {
     /// `None` only once committed or handed to the rollback on drop.
-    tx: Option<Transaction<'static, Any>>,
+    tx: Option<PoolConnection<Any>>,
     backend: Backend,
     /// The rank of the last lock taken: locks are taken parent first.
     held: u8,
@@ -209,13 +210,15 @@ impl WriteTx {
         queue: &WriteQueue,
         feed: &Feed,
     ) -> Result<WriteTx> {
-        let (tx, turn) = match backend {
-            Backend::Sqlite => {
-                let turn = queue.0.clone().lock_owned().await;
-                (pool.begin_with("BEGIN IMMEDIATE").await?, Some(turn))
-            }
-            Backend::Postgres => (pool.begin().await?, None),
+        // BEGIN and COMMIT are sent here rather than through sqlx's
+        // `Transaction`, so that the change's events ride with the COMMIT in
+        // one round trip (see `commit`).
+        let (begin, turn) = match backend {
+            Backend::Sqlite => ("BEGIN IMMEDIATE", Some(queue.0.clone().lock_owned().await)),
+            Backend::Postgres => ("BEGIN", None),
         };
+        let mut tx = pool.acquire().await?;
+        sqlx::raw_sql(begin).execute(&mut *tx).await?;
         Ok(WriteTx {
             tx: Some(tx),
             backend,
@@ -227,7 +230,7 @@ impl WriteTx {
     }
 
     fn conn(&mut self) -> &mut AnyConnection {
-        self.tx.as_mut().expect("an open transaction")
+        self.tx.as_deref_mut().expect("an open transaction")
     }
 
     /// Locks one more row for the rest of the transaction, after the locks
@@ -320,21 +323,28 @@ impl WriteTx {
         self.events.push(change);
     }
 
-    /// Writes the event (if any), commits the change and releases every lock
-    /// (then the next writer's turn), and tells this process's feed.
+    /// Writes the change's events and commits, in one round trip (the
+    /// outbox statements and `COMMIT` sent together), then releases every
+    /// lock (and the next writer's turn) and tells this process's feed.
     pub(crate) async fn commit(mut self) -> Result<()> {
         let events = std::mem::take(&mut self.events);
+        let mut sql = String::new();
         for change in &events {
-            sqlx::query(crate::events::insert_sql(self.backend))
-                .bind(change.workspace.as_str())
-                .bind(change.kind)
-                .bind(change.at.as_str())
-                .bind(change.data.as_str())
-                .execute(self.conn())
-                .await?;
+            sql.push_str(&crate::events::insert_statement(self.backend, change));
+            sql.push_str("; ");
         }
-        let tx = self.tx.take().expect("an open transaction");
-        tx.commit().await?;
+        sql.push_str("COMMIT");
+        let mut tx = self.tx.take().expect("an open transaction");
+        if let Err(e) = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+            .execute(&mut *tx)
+            .await
+        {
+            // Rolled back by `Drop`, before the next writer's turn.
+            self.tx = Some(tx);
+            return Err(e.into());
+        }
+        drop(tx);
+        drop(self.turn.take());
         if !events.is_empty() {
             self.feed.wake();
         }
@@ -348,16 +358,23 @@ impl Drop for WriteTx {
     /// when the connection is next used, and SQLite's write lock would stay
     /// taken until then.
     fn drop(&mut self) {
-        if let Some(tx) = self.tx.take() {
+        if let Some(mut tx) = self.tx.take() {
             let turn = self.turn.take();
             match tokio::runtime::Handle::try_current() {
                 Ok(runtime) => {
                     runtime.spawn(async move {
-                        tx.rollback().await.ok();
+                        if sqlx::raw_sql("ROLLBACK").execute(&mut *tx).await.is_err() {
+                            // Never hand a connection inside a transaction back.
+                            tx.close_on_drop();
+                        }
+                        drop(tx);
                         drop(turn);
                     });
                 }
-                Err(_) => drop((tx, turn)),
+                Err(_) => {
+                    tx.close_on_drop();
+                    drop((tx, turn));
+                }
             }
         }
     }
@@ -367,7 +384,7 @@ impl std::ops::Deref for WriteTx {
     type Target = AnyConnection;
 
     fn deref(&self) -> &AnyConnection {
-        self.tx.as_ref().expect("an open transaction")
+        self.tx.as_deref().expect("an open transaction")
     }
 }
 

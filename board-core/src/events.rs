@@ -141,21 +141,42 @@ impl Change {
     }
 }
 
-/// The statement that appends a change to the outbox, taking its seq.
-pub(crate) fn insert_sql(backend: Backend) -> &'static str {
+/// The statement that appends a change to the outbox, taking its seq; sent
+/// with `COMMIT` in one round trip, so its values are literals (see [`literal`]).
+pub(crate) fn insert_statement(backend: Backend, change: &Change) -> String {
+    let values = [
+        change.workspace.as_str(),
+        change.kind,
+        change.at.as_str(),
+        change.data.as_str(),
+    ]
+    .map(|v| literal(backend, v))
+    .join(", ");
     match backend {
         // The trigger `events_seq` moves `last_seq` on.
-        Backend::Sqlite => {
+        Backend::Sqlite => format!(
             "INSERT INTO events (seq, workspace_id, type, at, data) \
-             SELECT last_seq + 1, $1, $2, $3, $4 FROM event_log WHERE id = 1"
-        }
-        Backend::Postgres => {
+             SELECT last_seq + 1, {values} FROM event_log WHERE id = 1"
+        ),
+        Backend::Postgres => format!(
             "WITH s AS (UPDATE event_log SET last_seq = last_seq + 1 WHERE id = 1 \
                         RETURNING last_seq), \
                   i AS (INSERT INTO events (seq, workspace_id, type, at, data) \
-                        SELECT last_seq, $1, $2, $3, $4 FROM s RETURNING seq) \
+                        SELECT last_seq, {values} FROM s RETURNING seq) \
              SELECT pg_notify('board_events', seq::text) FROM i"
-        }
+        ),
+    }
+}
+
+/// `value` as an SQL string literal. The values are ids, a type, a time and
+/// JSON text written by serde_json, which escapes every control character, so
+/// they hold no NUL; quotes are doubled, and on PostgreSQL an escape string
+/// (`E'…'`) with backslashes doubled reads the same whatever
+/// `standard_conforming_strings` says.
+fn literal(backend: Backend, value: &str) -> String {
+    match backend {
+        Backend::Sqlite => format!("'{}'", value.replace('\'', "''")),
+        Backend::Postgres => format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''")),
     }
 }
 
@@ -444,6 +465,16 @@ async fn listen(url: &str) -> Option<sqlx::postgres::PgListener> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literals_quote_quotes_and_backslashes() {
+        let v = r#"{"a":"it's \"x\" \\ \n"}"#;
+        assert_eq!(
+            literal(Backend::Sqlite, v),
+            format!("'{}'", v.replace('\'', "''"))
+        );
+        assert_eq!(literal(Backend::Postgres, "a'b\\c"), "E'a''b\\\\c'");
+    }
 
     #[test]
     fn a_change_carries_the_contract_fields() {

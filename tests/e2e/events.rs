@@ -54,7 +54,7 @@ on_both_backends! {
         let card = app.card("Ship it").await;
         app.call("PATCH", &format!("/api/cards/{}", id(&card)), Some(json!({"title": "Ship it now"}))).await;
         app.call("PATCH", &format!("/api/cards/{}", id(&card)), Some(json!({"columnId": doing}))).await;
-        let comment = app.call("POST", &format!("/api/cards/{}/comments", id(&card)), Some(json!({"content": "Go"}))).await.body;
+        let comment = app.call("POST", &format!("/api/cards/{}/comments", id(&card)), Some(json!({"content": "It's \"go\" \\ now"}))).await.body;
         app.call("PATCH", &format!("/api/comments/{}", id(&comment)), Some(json!({"content": "Go go"}))).await;
         let form = reqwest::multipart::Form::new().part(
             "files",
@@ -95,7 +95,7 @@ on_both_backends! {
         assert_eq!(by(4)["subject"]["title"], "Ship it now");
         assert_eq!(by(5)["subject"]["columnId"], doing.as_str());
         assert_eq!(by(5)["fromColumnId"], review["id"], "a new card lands in the first column");
-        assert_eq!(by(6)["subject"]["content"], "Go");
+        assert_eq!(by(6)["subject"]["content"], "It's \"go\" \\ now", "quotes and backslashes survive");
         assert_eq!(by(7)["subject"]["content"], "Go go");
         assert_eq!(by(8)["subject"]["originalName"], "notes.txt");
         assert_eq!(by(9)["subject"], json!({"id": attachment[0]["id"]}));
