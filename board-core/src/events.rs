@@ -3,9 +3,9 @@
 //!
 //! **Writing.** An operation describes its change as a [`Change`] and hands it
 //! to its write transaction ([`crate::db::WriteTx::emit`]); the transaction
-//! writes it with one statement just before `COMMIT`. Its seq comes from
-//! `event_log.last_seq`, under the database write lock (SQLite) or the
-//! `event_log` row lock (PostgreSQL) held until commit, so events commit in
+//! writes it with one statement sent together with `COMMIT`. Its seq is
+//! `MAX(seq) + 1` under the database write lock (SQLite), or comes from
+//! `event_log.last_seq` under its row lock (PostgreSQL), held until commit, so events commit in
 //! seq order: once a reader has seen seq N, no event below N can appear later.
 //! A refused or rolled-back change writes nothing. On PostgreSQL the same
 //! statement sends `NOTIFY board_events`.
@@ -153,10 +153,10 @@ pub(crate) fn insert_statement(backend: Backend, change: &Change) -> String {
     .map(|v| literal(backend, v))
     .join(", ");
     match backend {
-        // The trigger `events_seq` moves `last_seq` on.
+        // Under the database write lock; the newest event is never pruned.
         Backend::Sqlite => format!(
             "INSERT INTO events (seq, workspace_id, type, at, data) \
-             SELECT last_seq + 1, {values} FROM event_log WHERE id = 1"
+             SELECT COALESCE(MAX(seq), 0) + 1, {values} FROM events"
         ),
         Backend::Postgres => format!(
             "WITH s AS (UPDATE event_log SET last_seq = last_seq + 1 WHERE id = 1 \
@@ -327,10 +327,15 @@ impl Board {
 
     /// The last seq written, and the last seq retention removed.
     async fn event_head(&self) -> Result<(i64, i64)> {
-        let row = sqlx::query("SELECT last_seq, pruned_through FROM event_log WHERE id = 1")
-            .fetch_one(&self.pool)
-            .await?;
-        Ok((row.try_get("last_seq")?, row.try_get("pruned_through")?))
+        // The newest event is never pruned, so MAX(seq) is the head once
+        // any event was written.
+        let row = sqlx::query(
+            "SELECT COALESCE((SELECT MAX(seq) FROM events), pruned_through) AS head, \
+             pruned_through FROM event_log WHERE id = 1",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok((row.try_get("head")?, row.try_get("pruned_through")?))
     }
 
     /// The workspace's retained events after `after` up to `head`, in seq
@@ -362,14 +367,15 @@ impl Board {
         rows.iter().map(Event::from_row).collect()
     }
 
-    /// Removes the events written before `retention` ago, keeping the last
-    /// seq removed (a resume from before it gets `reset`). Returns how many.
+    /// Removes the events written before `retention` ago (never the newest
+    /// one, which carries the head), keeping the last seq removed (a resume from before it gets `reset`). Returns how many.
     pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
         let cutoff = crate::db::now_plus(-(retention.as_secs() as i64));
         let mut tx = self.write_unlocked().await?;
         let row = sqlx::query(
             "UPDATE event_log SET pruned_through = COALESCE( \
-                 (SELECT MAX(seq) FROM events WHERE at < $1), pruned_through) \
+                 (SELECT MAX(seq) FROM events WHERE at < $1 \
+                    AND seq < (SELECT MAX(seq) FROM events)), pruned_through) \
              WHERE id = 1 RETURNING pruned_through",
         )
         .bind(&cutoff)

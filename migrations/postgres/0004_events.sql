@@ -1,10 +1,11 @@
 -- The outbox of live events (contract §11): one row per committed change,
 -- written in the change's own transaction. `seq` only grows across the
--- installation: `event_log.last_seq` hands it out under the database write
--- lock (SQLite) or its row lock (PostgreSQL), held until commit, so events
+-- installation and is handed out under a lock held until commit, so events
 -- commit in seq order and a reader that has seen seq N has seen every event
--- below it. `pruned_through` is the last seq retention removed: a resume from
--- before it has missed events and gets `reset`.
+-- below it: SQLite takes MAX(seq) + 1 under the database write lock (retention
+-- never removes the newest event); PostgreSQL moves `event_log.last_seq` on,
+-- whose row lock it holds until commit. `pruned_through` is the last seq
+-- retention removed: a resume from before it has missed events and gets `reset`.
 CREATE TABLE event_log (
     id INTEGER PRIMARY KEY CHECK (id = 1),
     last_seq BIGINT NOT NULL,
@@ -21,4 +22,3 @@ CREATE TABLE events (
     data TEXT NOT NULL
 );
 CREATE INDEX events_workspace ON events (workspace_id, seq);
-CREATE INDEX events_at ON events (at);

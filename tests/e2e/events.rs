@@ -201,16 +201,24 @@ on_both_backends! {
 
     async fn a_resume_from_before_retention_starts_with_reset(backend) {
         let app = common::spawn_app(backend).await;
-        for title in ["old", "older"] {
+        for title in ["old", "older", "newest"] {
             app.card(title).await;
         }
+        // Everything is past retention; the newest event stays (it carries the head).
         app.board().await.prune_events(Duration::ZERO).await.unwrap();
         let mut resumed = stream(&app, &app.token, "", Some("0")).await;
         let first = resumed.next(WAIT).await.expect("reset");
         assert_eq!(first.event, "reset");
+        let kept = resumed.next(WAIT).await.expect("the retained event");
+        assert_eq!(kept.data["subject"]["title"], "newest");
         let card = app.card("new").await;
         let next = resumed.next(WAIT).await.expect("the live event after the reset");
         assert_eq!(next.data["subject"]["id"], card["id"]);
+        assert_eq!(next.id, Some(kept.id.unwrap() + 1));
+        // A resume from within what is kept gets no reset.
+        let last = kept.id.unwrap().to_string();
+        let mut within = stream(&app, &app.token, "", Some(&last)).await;
+        assert_eq!(within.next(WAIT).await.expect("event").data["subject"]["id"], card["id"]);
     }
 
     async fn a_revoked_token_stream_ends(backend) {
