@@ -18,7 +18,6 @@
 //! [`POLL`] in any case (SQLite: another process such as the CLI).
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -189,7 +188,8 @@ pub(crate) struct Feed(Arc<FeedInner>);
 struct FeedInner {
     wake: Notify,
     sender: broadcast::Sender<Arc<Event>>,
-    started: AtomicBool,
+    /// Set once the reader runs, from the head it started after.
+    started: tokio::sync::OnceCell<()>,
 }
 
 impl Default for Feed {
@@ -197,7 +197,7 @@ impl Default for Feed {
         Feed(Arc::new(FeedInner {
             wake: Notify::new(),
             sender: broadcast::channel(CHANNEL).0,
-            started: AtomicBool::new(false),
+            started: tokio::sync::OnceCell::new(),
         }))
     }
 }
@@ -297,7 +297,7 @@ impl Board {
     ) -> Result<Subscription> {
         self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
             .await?;
-        self.start_reader();
+        self.start_reader().await?;
         // Subscribed before the catch-up read: nothing falls between the two.
         let live = self.feed.0.sender.subscribe();
         let (head, pruned) = self.event_head().await?;
@@ -391,30 +391,30 @@ impl Board {
     }
 
     /// Starts this board's reader task once.
-    fn start_reader(&self) {
-        if self.feed.0.started.swap(true, Ordering::SeqCst) {
-            return;
-        }
-        let board = self.clone();
-        tokio::spawn(async move { board.read_outbox().await });
+    /// Starts this board's reader task once, after the head it reads first:
+    /// every subscriber waits for that, so the head it reads next is never
+    /// below the reader's start, and every later event is broadcast.
+    async fn start_reader(&self) -> Result<()> {
+        self.feed
+            .0
+            .started
+            .get_or_try_init(|| async {
+                let (head, _) = self.event_head().await?;
+                let board = self.clone();
+                tokio::spawn(async move { board.read_outbox(head).await });
+                Ok::<(), Error>(())
+            })
+            .await?;
+        Ok(())
     }
 
     /// The reader: reads the outbox after the last seq it has seen whenever
     /// it is woken (own commit, `NOTIFY`) or [`POLL`] has passed, and
     /// broadcasts each event.
-    async fn read_outbox(self) {
+    async fn read_outbox(self, mut last: i64) {
         let mut listener = match self.backend {
             Backend::Postgres => listen(&self.database_url).await,
             Backend::Sqlite => None,
-        };
-        let mut last: i64 = loop {
-            match self.event_head().await {
-                Ok((seq, _)) => break seq,
-                Err(e) => {
-                    tracing::warn!(error = %e, "event feed: cannot read the outbox; retrying");
-                    tokio::time::sleep(POLL).await;
-                }
-            }
         };
         loop {
             if self.pool.is_closed() {
