@@ -29,7 +29,7 @@ use tokio::sync::{broadcast, Notify};
 
 use crate::access::{Actor, Role};
 use crate::db::Backend;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::WorkspaceId;
 use crate::Board;
 
@@ -71,6 +71,23 @@ impl Event {
             workspace_id: row.try_get("workspace_id")?,
             data: Value::Object(data).to_string(),
         })
+    }
+}
+
+/// Where a stream resumes (contract §11): after the seq of `Last-Event-ID`
+/// (`header`), which wins, as it is the browser's own resume point after a
+/// reconnect, or else of `?after=` (`query`); `None` when neither is given. A
+/// value that is not a seq (a whole number, 0 or more) is a 422 on `after`.
+pub fn resume_point(header: Option<&str>, query: Option<&str>) -> Result<Option<i64>> {
+    let Some(given) = header.or(query) else {
+        return Ok(None);
+    };
+    match given.trim().parse::<i64>() {
+        Ok(seq) if seq >= 0 => Ok(Some(seq)),
+        _ => Err(ValidationErrors::one(
+            "after",
+            "Expected a seq: a whole number, 0 or more",
+        )),
     }
 }
 

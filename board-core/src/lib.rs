@@ -295,7 +295,7 @@ pub use comments::{Comment, CommentInput};
 pub use db::Backend;
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
-pub use events::{Event, FeedItem, Subscription};
+pub use events::{resume_point, Event, FeedItem, Subscription};
 pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
 pub use history::HistoryEntry;
 pub use ids::{

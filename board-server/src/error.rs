@@ -56,14 +56,7 @@ impl ApiError {
         let e = match self {
             ApiError::Core(e) => e,
             ApiError::Http(status, code, message) => {
-                let mut response = error_reply(status, ErrorBody::new(code, message));
-                if status == StatusCode::SERVICE_UNAVAILABLE {
-                    response.headers_mut().insert(
-                        warp::http::header::RETRY_AFTER,
-                        warp::http::HeaderValue::from(RETRY_AFTER_SECONDS),
-                    );
-                }
-                return response;
+                return error_reply(status, ErrorBody::new(code, message))
             }
         };
         let status =
@@ -81,19 +74,20 @@ impl ApiError {
         };
         let mut body = ErrorBody::new(e.code(), message);
         body.details = e.details().cloned();
-        let mut response = error_reply(status, body);
-        if status == StatusCode::SERVICE_UNAVAILABLE {
-            response.headers_mut().insert(
-                warp::http::header::RETRY_AFTER,
-                warp::http::HeaderValue::from(RETRY_AFTER_SECONDS),
-            );
-        }
-        response
+        error_reply(status, body)
     }
 }
 
+/// The JSON error reply; a 503 says when to retry.
 fn error_reply(status: StatusCode, body: ErrorBody) -> Response {
-    warp::reply::with_status(warp::reply::json(&body), status).into_response()
+    let mut response = warp::reply::with_status(warp::reply::json(&body), status).into_response();
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response.headers_mut().insert(
+            warp::http::header::RETRY_AFTER,
+            warp::http::HeaderValue::from(RETRY_AFTER_SECONDS),
+        );
+    }
+    response
 }
 
 /// Turns any rejection left after routing into the JSON error shape.

@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 
-use board_core::{Actor, Board, FeedItem, Subscription, ValidationErrors, WorkspaceId};
+use board_core::{Actor, Board, FeedItem, Subscription, WorkspaceId};
 use serde::Deserialize;
 use tokio::sync::OwnedSemaphorePermit;
 use warp::http::StatusCode;
@@ -42,24 +42,11 @@ pub(super) async fn stream(req: Request) -> Answer {
     let actor = req.actor().await?;
     let q: EventParams = req.query();
     let workspace = WorkspaceId::from_query(q.tenant.as_deref())?;
-    // The header is the browser's resume point after a reconnect: it wins
-    // over the `after` the page's URL still carries.
     let header = req
         .headers()
         .get("last-event-id")
-        .map(|v| v.to_str().unwrap_or("").to_string());
-    let after = match header.as_deref().or(q.after.as_deref()) {
-        None => None,
-        Some(s) => Some(
-            s.trim()
-                .parse::<i64>()
-                .ok()
-                .filter(|n| *n >= 0)
-                .ok_or_else(|| {
-                    ValidationErrors::one("after", "Expected a seq: a whole number, 0 or more")
-                })?,
-        ),
-    };
+        .map(|v| v.to_str().unwrap_or(""));
+    let after = board_core::resume_point(header, q.after.as_deref())?;
     let permit = req.app.streams.clone().try_acquire_owned().map_err(|_| {
         ApiError::Http(
             StatusCode::SERVICE_UNAVAILABLE,
