@@ -30,7 +30,11 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 const STREAMS: usize = 1_000;
 const CHANGES: usize = 20;
 const CONNECTIONS: usize = 32;
-const POSTS: usize = 2_000;
+const POSTS: usize = 6_000;
+/// Requests sent before the timed ones, so each server is measured warm.
+const WARM_UP: usize = 500;
+/// A/B rounds of the throughput comparison.
+const ROUNDS: usize = 5;
 
 /// A running server: its process, address, first-run token and workspace.
 struct Server {
@@ -186,13 +190,20 @@ async fn post_comments(server: &Server) -> f64 {
         card["id"].as_str().unwrap()
     ));
     let token = Arc::new(server.token.clone());
-    let next = Arc::new(AtomicUsize::new(0));
+    fire(&http, &url, &token, WARM_UP).await;
     let started = Instant::now();
+    fire(&http, &url, &token, POSTS).await;
+    POSTS as f64 / started.elapsed().as_secs_f64()
+}
+
+/// Sends `count` comment `POST`s to `url` over 32 connections.
+async fn fire(http: &reqwest::Client, url: &Arc<String>, token: &Arc<String>, count: usize) {
+    let next = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::new();
     for _ in 0..CONNECTIONS {
         let (http, url, token, next) = (http.clone(), url.clone(), token.clone(), next.clone());
         tasks.push(tokio::spawn(async move {
-            while next.fetch_add(1, Ordering::Relaxed) < POSTS {
+            while next.fetch_add(1, Ordering::Relaxed) < count {
                 let r = http
                     .post(url.as_str())
                     .bearer_auth(token.as_str())
@@ -207,7 +218,6 @@ async fn post_comments(server: &Server) -> f64 {
     for t in tasks {
         t.await.unwrap();
     }
-    POSTS as f64 / started.elapsed().as_secs_f64()
 }
 
 #[tokio::main]
@@ -215,9 +225,11 @@ async fn main() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let exe = root.join("target/release/board-server");
     let mut args = std::env::args().skip(1);
-    let (mut baseline, mut postgres) = (None, None);
+    let (mut baseline, mut postgres, mut posts_only) = (None, None, false);
     for a in args.by_ref() {
-        if a.starts_with("postgres") {
+        if a == "--posts-only" {
+            posts_only = true;
+        } else if a.starts_with("postgres") {
             postgres = Some(a);
         } else {
             baseline = Some(std::path::PathBuf::from(a));
@@ -229,8 +241,52 @@ async fn main() {
         if pg.is_some() { "PostgreSQL" } else { "SQLite" }
     );
 
-    // 1 and 2: streams, memory, delivery.
-    let server = start(&exe, pg).await;
+    if !posts_only {
+        streams_and_delivery(&exe, pg).await;
+    }
+
+    // 3: comment throughput with the outbox, against the baseline.
+    let Some(baseline) = baseline else {
+        println!("no BASELINE_SERVER given: comment throughput with the outbox only");
+        let server = start(&exe, pg).await;
+        println!(
+            "comments POST, 32 connections: {:.0} req/s",
+            post_comments(&server).await
+        );
+        return;
+    };
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for _ in 0..ROUNDS {
+        let server = start(&exe, pg).await;
+        with.push(post_comments(&server).await);
+        drop(server);
+        let server = start(&baseline, pg).await;
+        without.push(post_comments(&server).await);
+        drop(server);
+    }
+    let (a, b) = (median(&mut with), median(&mut without));
+    println!(
+        "comments POST, 32 connections, {POSTS} requests, {ROUNDS} A/B rounds: \
+         with the outbox median {a:.0} req/s {:?}, without median {b:.0} req/s {:?}: {:.1} % slower",
+        with.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        without.iter().map(|v| v.round()).collect::<Vec<_>>(),
+        (1.0 - a / b) * 100.0
+    );
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// 1 and 2: streams, memory, delivery.
+async fn streams_and_delivery(exe: &std::path::Path, pg: Option<&str>) {
+    let server = start(exe, pg).await;
     let pid = server.child.id().unwrap();
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(0)
@@ -302,33 +358,4 @@ async fn main() {
         s.abort();
     }
     drop(server);
-
-    // 3: comment throughput with the outbox, against the baseline.
-    let Some(baseline) = baseline else {
-        println!("no BASELINE_SERVER given: comment throughput with the outbox only");
-        let server = start(&exe, pg).await;
-        println!(
-            "comments POST, 32 connections: {:.0} req/s",
-            post_comments(&server).await
-        );
-        return;
-    };
-    let (mut with, mut without) = (Vec::new(), Vec::new());
-    for _ in 0..2 {
-        let server = start(&exe, pg).await;
-        with.push(post_comments(&server).await);
-        drop(server);
-        let server = start(&baseline, pg).await;
-        without.push(post_comments(&server).await);
-        drop(server);
-    }
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    println!(
-        "comments POST, 32 connections: with the outbox {:.0} req/s {:?}, without {:.0} req/s {:?}: {:.1} % slower",
-        mean(&with),
-        with.iter().map(|v| v.round()).collect::<Vec<_>>(),
-        mean(&without),
-        without.iter().map(|v| v.round()).collect::<Vec<_>>(),
-        (1.0 - mean(&with) / mean(&without)) * 100.0
-    );
 }

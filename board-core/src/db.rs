@@ -328,17 +328,22 @@ impl WriteTx {
     /// lock (and the next writer's turn) and tells this process's feed.
     pub(crate) async fn commit(mut self) -> Result<()> {
         let events = std::mem::take(&mut self.events);
-        let mut sql = String::new();
-        for change in &events {
-            sql.push_str(&crate::events::insert_statement(self.backend, change));
-            sql.push_str("; ");
-        }
-        sql.push_str("COMMIT");
+        let sql = crate::events::commit_statement(self.backend, &events);
         let mut tx = self.tx.take().expect("an open transaction");
-        if let Err(e) = sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-            .execute(&mut *tx)
-            .await
-        {
+        let sent = match self.backend {
+            Backend::Sqlite => {
+                let query = sqlx::query(sqlx::AssertSqlSafe(sql));
+                crate::events::bind_changes(query, &events)
+                    .execute(&mut *tx)
+                    .await
+            }
+            Backend::Postgres => {
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                    .execute(&mut *tx)
+                    .await
+            }
+        };
+        if let Err(e) = sent {
             // Rolled back by `Drop`, before the next writer's turn.
             self.tx = Some(tx);
             return Err(e.into());

@@ -3,9 +3,10 @@
 //!
 //! **Writing.** An operation describes its change as a [`Change`] and hands it
 //! to its write transaction ([`crate::db::WriteTx::emit`]); the transaction
-//! writes it with one statement sent together with `COMMIT`. Its seq is
-//! `MAX(seq) + 1` under the database write lock (SQLite), or comes from
-//! `event_log.last_seq` under its row lock (PostgreSQL), held until commit, so events commit in
+//! writes it with one statement sent together with `COMMIT`
+//! ([`commit_statement`]). Its seq is the next rowid (`MAX(seq) + 1`) under the
+//! database write lock (SQLite), or comes from `event_log.last_seq` under its
+//! row lock (PostgreSQL), held until commit, so events commit in
 //! seq order: once a reader has seen seq N, no event below N can appear later.
 //! A refused or rolled-back change writes nothing. On PostgreSQL the same
 //! statement sends `NOTIFY board_events`.
@@ -157,43 +158,84 @@ impl Change {
     }
 }
 
-/// The statement that appends a change to the outbox, taking its seq; sent
-/// with `COMMIT` in one round trip, so its values are literals (see [`literal`]).
-pub(crate) fn insert_statement(backend: Backend, change: &Change) -> String {
-    let values = [
-        change.workspace.as_str(),
-        change.kind,
-        change.at.as_str(),
-        change.data.as_str(),
-    ]
-    .map(|v| literal(backend, v))
-    .join(", ");
+/// The statement that appends `count` changes to the outbox (taking their
+/// seqs) and commits, sent in one round trip.
+///
+/// SQLite: one multi-row `INSERT` with bound values, then `COMMIT`. The text
+/// depends only on `count`, so sqlx keeps both statements prepared and a
+/// write pays no parse for its event. `seq` is the table's rowid, which
+/// SQLite gives as `MAX(seq) + 1`, row by row, under the database write lock
+/// the transaction holds (retention never removes the newest event). Bind the
+/// changes in order with [`bind_changes`].
+///
+/// PostgreSQL: the simple-query protocol takes several statements in one
+/// message only without parameters, so each change is its own statement with
+/// its values as literals (see [`literal`]); each takes its seq from
+/// `event_log.last_seq` under its row lock and sends `NOTIFY`.
+pub(crate) fn commit_statement(backend: Backend, changes: &[Change]) -> String {
+    let mut sql = String::new();
     match backend {
-        // Under the database write lock; the newest event is never pruned.
-        Backend::Sqlite => format!(
-            "INSERT INTO events (seq, workspace_id, type, at, data) \
-             SELECT COALESCE(MAX(seq), 0) + 1, {values} FROM events"
-        ),
-        Backend::Postgres => format!(
-            "WITH s AS (UPDATE event_log SET last_seq = last_seq + 1 WHERE id = 1 \
-                        RETURNING last_seq), \
-                  i AS (INSERT INTO events (seq, workspace_id, type, at, data) \
-                        SELECT last_seq, {values} FROM s RETURNING seq) \
-             SELECT pg_notify('board_events', seq::text) FROM i"
-        ),
+        Backend::Sqlite if !changes.is_empty() => {
+            sql.push_str("INSERT INTO events (workspace_id, type, at, data) VALUES ");
+            let rows: Vec<String> = (0..changes.len())
+                .map(|i| {
+                    let n = 4 * i;
+                    format!("(${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4)
+                })
+                .collect();
+            sql.push_str(&rows.join(", "));
+            sql.push_str("; ");
+        }
+        Backend::Sqlite => {}
+        Backend::Postgres => {
+            for change in changes {
+                let values = change.values().map(literal).join(", ");
+                sql.push_str(&format!(
+                    "WITH s AS (UPDATE event_log SET last_seq = last_seq + 1 WHERE id = 1 \
+                                RETURNING last_seq), \
+                          i AS (INSERT INTO events (seq, workspace_id, type, at, data) \
+                                SELECT last_seq, {values} FROM s RETURNING seq) \
+                     SELECT pg_notify('board_events', seq::text) FROM i; "
+                ));
+            }
+        }
+    }
+    sql.push_str("COMMIT");
+    sql
+}
+
+/// Binds the values of [`commit_statement`]'s SQLite form, change by change.
+pub(crate) fn bind_changes<'q>(
+    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    changes: &'q [Change],
+) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
+    for change in changes {
+        for value in change.values() {
+            query = query.bind(value);
+        }
+    }
+    query
+}
+
+impl Change {
+    /// The outbox row's values: workspace, type, time, data.
+    fn values(&self) -> [&str; 4] {
+        [
+            self.workspace.as_str(),
+            self.kind,
+            self.at.as_str(),
+            self.data.as_str(),
+        ]
     }
 }
 
-/// `value` as an SQL string literal. The values are ids, a type, a time and
-/// JSON text written by serde_json, which escapes every control character, so
-/// they hold no NUL; quotes are doubled, and on PostgreSQL an escape string
-/// (`E'…'`) with backslashes doubled reads the same whatever
-/// `standard_conforming_strings` says.
-fn literal(backend: Backend, value: &str) -> String {
-    match backend {
-        Backend::Sqlite => format!("'{}'", value.replace('\'', "''")),
-        Backend::Postgres => format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''")),
-    }
+/// `value` as a PostgreSQL string literal. The values are ids, a type, a time
+/// and JSON text written by serde_json, which escapes every control character,
+/// so they hold no NUL; quotes are doubled, and an escape string (`E'…'`) with
+/// backslashes doubled reads the same whatever `standard_conforming_strings`
+/// says.
+fn literal(value: &str) -> String {
+    format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// The feed of one [`Board`]: the broadcast of every event read from the
@@ -490,13 +532,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn literals_quote_quotes_and_backslashes() {
-        let v = r#"{"a":"it's \"x\" \\ \n"}"#;
+    fn sqlite_binds_every_change_of_a_commit() {
+        let actor = Actor::Operator;
+        let c = || Change::deleted("card.deleted", "w", &actor, "c");
+        assert_eq!(commit_statement(Backend::Sqlite, &[]), "COMMIT");
         assert_eq!(
-            literal(Backend::Sqlite, v),
-            format!("'{}'", v.replace('\'', "''"))
+            commit_statement(Backend::Sqlite, &[c(), c()]),
+            "INSERT INTO events (workspace_id, type, at, data) \
+             VALUES ($1, $2, $3, $4), ($5, $6, $7, $8); COMMIT"
         );
-        assert_eq!(literal(Backend::Postgres, "a'b\\c"), "E'a''b\\\\c'");
+    }
+
+    #[test]
+    fn literals_quote_quotes_and_backslashes() {
+        assert_eq!(literal("a'b\\c"), "E'a''b\\\\c'");
     }
 
     #[test]
