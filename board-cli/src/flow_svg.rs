@@ -406,7 +406,7 @@ mod tests {
             .collect()
     }
 
-    /// A sample: 30 days of To do, Doing, Review and Done growing,
+    /// The committed sample: 30 days of To do, Doing, Review and Done growing,
     /// and a QA column that existed for the first 10 days only.
     fn sample() -> (Vec<Band>, Vec<String>, Vec<Vec<u64>>) {
         let bands = vec![
@@ -487,6 +487,27 @@ mod tests {
         assert_eq!(
             fills,
             ["#22c55e", "#8b5cf6", "#f59e0b", "#3b82f6", "#64748b"]
+        );
+    }
+
+    #[test]
+    fn the_committed_sample_is_what_render_draws() {
+        // BOARD_BLESS=1 cargo test -p board-cli flow_svg rewrites it.
+        let (bands, days, counts) = sample();
+        let svg = render("Flow of Board", &bands, &days, &counts);
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/flow-sample.svg");
+        if std::env::var_os("BOARD_BLESS").is_some() {
+            std::fs::write(&path, &svg).expect("write the sample");
+        }
+        let committed = std::fs::read_to_string(&path).expect("docs/flow-sample.svg");
+        assert!(
+            committed == svg,
+            "docs/flow-sample.svg is stale: BOARD_BLESS=1 rewrites it"
+        );
+        assert_eq!(
+            render("Flow of Board", &bands, &days, &counts),
+            svg,
+            "deterministic"
         );
     }
 
