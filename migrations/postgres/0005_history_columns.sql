@@ -24,3 +24,6 @@ UPDATE history SET to_done = (SELECT c.done FROM columns c WHERE c.id = history.
 
 -- Column deletion nulls the ids of its entries through the foreign key.
 CREATE INDEX history_column ON history (to_column_id);
+-- Each card's first arrival in a done column (flow metrics' lead and cycle
+-- time, throughput): only the arrivals in a done column are indexed.
+CREATE INDEX history_done ON history (card_id, seq) WHERE to_done = 1;

@@ -161,6 +161,10 @@ on_both_backends! {
         assert_eq!(f["throughput"].as_array().unwrap().len(), 2);
         assert_eq!(f["leadTime"]["count"], 1);
         assert_eq!(column(&f, "To do")["timeInColumn"]["count"], 1, "b's visit ended on day -1");
+        // Visits that began before the window (a in Doing, b in To do) count from its start.
+        let cfd: Vec<&Value> = f["cumulativeFlow"].as_array().unwrap().iter().map(|d| &d["counts"]).collect();
+        assert_eq!(cfd, [&json!({"To do": 1, "Doing": 0, "Done": 1}), &json!({"To do": 1, "Doing": 1, "Done": 1})]);
+        close(&column(&f, "Doing")["timeInColumn"]["meanSeconds"], 2.0 * DAY + 6.0 * HOUR, "a's Doing visit, begun before");
         let f = flow(&app, &format!("&since={}&until={}", days[24], days[26])).await;
         assert_eq!(f["leadTime"]["count"], 0);
         assert_eq!(f["leadTime"]["meanSeconds"], Value::Null);

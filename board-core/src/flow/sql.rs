@@ -1,9 +1,13 @@
 //! The statements of a flow read. One statement computes every history-based
-//! number in one pass over the set's history: window functions over each
-//! card's entries ordered by `seq` give each visit its end (`LEAD`), the card's
-//! first entry (`ROW_NUMBER`) and its first arrival in a done column (`MIN`
-//! over the partition); percentiles come from `ROW_NUMBER`/`COUNT` over the
-//! sorted durations. No Rust code walks history rows.
+//! number, set-based on both backends. It reads only the history it needs:
+//! each card's entries from the start of the window's first day on, plus the
+//! entry in force at that moment (the one before, found by `seq` on the
+//! `history_card` index, or the card's last); a window function (`LEAD` over
+//! each card's entries ordered by `seq`) turns them into visits. First
+//! arrivals in a done column come from the partial index `history_done`.
+//! Percentiles come from `CUME_DIST` over the sorted durations; the
+//! cumulative flow is a running `SUM` of arrivals and departures. No Rust code
+//! walks history rows.
 
 use crate::db::Backend;
 
@@ -19,66 +23,79 @@ use crate::db::Backend;
 /// - `C`: `n` cards were in the column `label` at the end of `day`, for each
 ///   day on which that number changed (a running sum of arrivals and departures).
 ///
-/// Medians and 85th percentiles are nearest-rank: the smallest duration at or
-/// above which 50 % (85 %) of the durations lie at or below.
+/// Medians and 85th percentiles are nearest-rank: the smallest duration at
+/// or below which at least 50 % (85 %) of the durations lie (`CUME_DIST`).
 pub(crate) fn flow_statement(backend: Backend) -> String {
     let secs = |e: &str| backend.epoch_seconds_sql(e);
     let (s, e, done_at, left_at, created) = (
         secs("w.s"),
         secs("w.e"),
-        secs("w.done_at"),
-        secs("w.left_at"),
-        secs("k.created_at"),
+        secs("d.done_at"),
+        secs("d.left_at"),
+        secs("d.created_at"),
     );
     format!(
-        "WITH v AS ( \
-           SELECT h.card_id, h.to_column_id, h.to_name, h.moved_at AS s, \
-             LEAD(h.moved_at) OVER (PARTITION BY h.card_id ORDER BY h.seq) AS e, \
-             ROW_NUMBER() OVER (PARTITION BY h.card_id ORDER BY h.seq) AS rn, \
-             MIN(CASE WHEN h.to_done = 1 THEN h.moved_at END) OVER (PARTITION BY h.card_id \
-               ORDER BY h.seq ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) AS done_at \
-           FROM history h \
-           WHERE h.card_id IN (SELECT k.id FROM cards k JOIN columns c ON c.id = k.column_id \
-                               WHERE c.set_id = $1) \
+        "WITH k AS MATERIALIZED ( \
+           SELECT k.id, k.history_seq, k.created_at FROM cards k \
+           JOIN columns c ON c.id = k.column_id WHERE c.set_id = $1 \
+         ), \
+         r AS MATERIALIZED ( \
+           SELECT h.card_id, h.seq, h.to_column_id, h.to_name, h.moved_at \
+           FROM history h CROSS JOIN k WHERE k.id = h.card_id AND h.moved_at >= $4 \
+         ), \
+         f AS ( \
+           SELECT card_id, MIN(seq) AS first, MIN(moved_at) AS first_at FROM r GROUP BY card_id \
+         ), \
+         v AS ( \
+           SELECT r.to_column_id, r.to_name, r.moved_at AS s, \
+             LEAD(r.moved_at) OVER (PARTITION BY r.card_id ORDER BY r.seq) AS e \
+           FROM r \
+           UNION ALL \
+           SELECT h.to_column_id, h.to_name, h.moved_at, f.first_at \
+           FROM k LEFT JOIN f ON f.card_id = k.id \
+           JOIN history h ON h.card_id = k.id AND h.seq = COALESCE(f.first - 1, k.history_seq) \
          ), \
          w AS MATERIALIZED ( \
-           SELECT v.card_id, cc.id AS col, COALESCE(cc.name, v.to_name) AS label, v.s, \
-             CASE WHEN v.e < $3 THEN v.e END AS e, v.e AS left_at, v.rn, v.done_at, \
-             CASE WHEN v.s < $3 AND (v.e IS NULL OR v.e >= $4) THEN 1 ELSE 0 END AS vis, \
-             CASE WHEN v.rn = 1 AND v.done_at >= $2 AND v.done_at < $3 THEN 1 ELSE 0 END AS fin \
+           SELECT cc.id AS col, COALESCE(cc.name, v.to_name) AS label, v.s, \
+             CASE WHEN v.e < $3 THEN v.e END AS e \
            FROM v LEFT JOIN columns cc ON cc.id = v.to_column_id AND cc.set_id = $1 \
-           WHERE (v.s < $3 AND (v.e IS NULL OR v.e >= $4)) \
-              OR (v.rn = 1 AND v.done_at >= $2 AND v.done_at < $3) \
+           WHERE v.s < $3 \
+         ), \
+         d AS MATERIALIZED ( \
+           SELECT h.moved_at AS done_at, k.created_at, \
+             (SELECT l.moved_at FROM history l WHERE l.card_id = h.card_id \
+              AND l.seq = (SELECT MIN(m.seq) FROM history m WHERE m.card_id = h.card_id) + 1) AS left_at \
+           FROM (SELECT card_id, MIN(seq) AS seq FROM history WHERE to_done = 1 \
+                 AND card_id IN (SELECT id FROM k) GROUP BY card_id) f \
+           JOIN history h ON h.card_id = f.card_id AND h.seq = f.seq \
+           JOIN k ON k.id = f.card_id \
+           WHERE h.moved_at >= $2 AND h.moved_at < $3 \
          ), \
          x AS ( \
-           SELECT 'T' AS g, w.col, w.label, {e} - {s} AS d FROM w WHERE w.vis = 1 AND w.e >= $2 \
+           SELECT 'T' AS g, w.col, w.label, {e} - {s} AS d FROM w WHERE w.e >= $2 \
            UNION ALL \
-           SELECT 'L', NULL, NULL, {done_at} - {created} \
-           FROM w JOIN cards k ON k.id = w.card_id WHERE w.fin = 1 \
+           SELECT 'L', NULL, NULL, {done_at} - {created} FROM d \
            UNION ALL \
-           SELECT 'Y', NULL, NULL, {done_at} - {left_at} FROM w \
-           WHERE w.fin = 1 AND w.left_at <= w.done_at \
+           SELECT 'Y', NULL, NULL, {done_at} - {left_at} FROM d WHERE d.left_at <= d.done_at \
          ), \
-         r AS ( \
-           SELECT g, col, label, d, \
-             ROW_NUMBER() OVER (PARTITION BY g, col, label ORDER BY d) AS rn, \
-             COUNT(*) OVER (PARTITION BY g, col, label) AS n \
+         ranked AS ( \
+           SELECT g, col, label, d, CUME_DIST() OVER (PARTITION BY g, col, label ORDER BY d) AS cd \
            FROM x \
          ), \
          z AS ( \
-           SELECT w.label, CASE WHEN w.s < $4 THEN $5 ELSE substr(w.s, 1, 10) END AS day, 1 AS n \
-           FROM w WHERE w.vis = 1 \
+           SELECT w.label, CASE WHEN w.s < $4 THEN $5 ELSE substr(w.s, 1, 10) END AS day, \
+             COUNT(*) AS n \
+           FROM w GROUP BY 1, 2 \
            UNION ALL \
-           SELECT w.label, substr(w.e, 1, 10), -1 FROM w WHERE w.vis = 1 AND w.e IS NOT NULL \
+           SELECT w.label, substr(w.e, 1, 10), -COUNT(*) FROM w WHERE w.e IS NOT NULL GROUP BY 1, 2 \
          ) \
          SELECT g AS kind, col, label, CAST(NULL AS TEXT) AS day, COUNT(*) AS n, AVG(d) AS mean, \
-           MIN(CASE WHEN rn * 100 >= n * 50 THEN d END) AS median, \
-           MIN(CASE WHEN rn * 100 >= n * 85 THEN d END) AS p85 \
-         FROM r GROUP BY g, col, label \
+           MIN(CASE WHEN cd >= 0.5 THEN d END) AS median, MIN(CASE WHEN cd >= 0.85 THEN d END) AS p85 \
+         FROM ranked GROUP BY g, col, label \
          UNION ALL \
-         SELECT 'D', NULL, NULL, substr(w.done_at, 1, 10), COUNT(*), \
+         SELECT 'D', NULL, NULL, substr(d.done_at, 1, 10), COUNT(*), \
            CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION) \
-         FROM w WHERE w.fin = 1 GROUP BY substr(w.done_at, 1, 10) \
+         FROM d GROUP BY substr(d.done_at, 1, 10) \
          UNION ALL \
          SELECT 'C', NULL, label, day, CAST(SUM(SUM(n)) OVER (PARTITION BY label ORDER BY day) AS BIGINT), \
            CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION) \
