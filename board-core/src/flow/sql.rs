@@ -46,14 +46,19 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
          f AS ( \
            SELECT card_id, MIN(seq) AS first, MIN(moved_at) AS first_at FROM r GROUP BY card_id \
          ), \
+         q AS ( \
+           SELECT k.id, COALESCE(f.first - 1, k.history_seq) AS seq, f.first_at \
+           FROM k LEFT JOIN f ON f.card_id = k.id \
+         ), \
          v AS ( \
            SELECT r.to_column_id, r.to_name, r.moved_at AS s, \
              LEAD(r.moved_at) OVER (PARTITION BY r.card_id ORDER BY r.seq) AS e \
            FROM r \
            UNION ALL \
-           SELECT h.to_column_id, h.to_name, h.moved_at, f.first_at \
-           FROM k LEFT JOIN f ON f.card_id = k.id \
-           JOIN history h ON h.card_id = k.id AND h.seq = COALESCE(f.first - 1, k.history_seq) \
+           SELECT (SELECT h.to_column_id FROM history h WHERE h.card_id = q.id AND h.seq = q.seq), \
+             (SELECT h.to_name FROM history h WHERE h.card_id = q.id AND h.seq = q.seq), \
+             (SELECT h.moved_at FROM history h WHERE h.card_id = q.id AND h.seq = q.seq), q.first_at \
+           FROM q WHERE q.seq > 0 \
          ), \
          w AS MATERIALIZED ( \
            SELECT cc.id AS col, COALESCE(cc.name, v.to_name) AS label, v.s, \
