@@ -71,7 +71,8 @@ impl FlowQuery {
     }
 
     /// Starts the window at the beginning of the UTC day `days - 1` before the
-    /// day of `until`: the last `days` UTC days (1 to [`MAX_WINDOW_DAYS`]).
+    /// window's last day (the day of `until - 1 ms`): the last `days` UTC days
+    /// (1 to [`MAX_WINDOW_DAYS`]).
     pub fn last_days(mut self, days: i64) -> FlowQuery {
         self.days = Some(days);
         self

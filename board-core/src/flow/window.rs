@@ -26,7 +26,8 @@ pub(crate) struct Window {
 impl Window {
     /// Reads `since` and `until` (`None` when absent) against `now_ms`: until
     /// defaults to now, since to the start of the UTC day `days - 1` before
-    /// until's day (`days` UTC days; 30 when not given). Every problem is
+    /// the window's last day, the day of `until - 1 ms` (`days` UTC days; 30
+    /// when not given). Every problem is
     /// reported at once.
     pub(crate) fn parse(
         since: Option<&str>,

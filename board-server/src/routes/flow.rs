@@ -20,7 +20,7 @@ struct FlowParams {
     params(
         ("tenant" = board_core::WorkspaceId, Query, description = "The workspace"),
         ("project" = Option<String>, Query, description = "A project id: the set in effect for its cards"),
-        ("since" = Option<String>, Query, description = "The window's start (inclusive): YYYY-MM-DD (midnight UTC) or an RFC 3339 date-time; default the start of the UTC day 29 days before until's"),
+        ("since" = Option<String>, Query, description = "The window's start (inclusive): YYYY-MM-DD (midnight UTC) or an RFC 3339 date-time; default the start of the UTC day 29 days before the window's last day (30 UTC days)"),
         ("until" = Option<String>, Query, description = "The window's end (exclusive), in the same forms; default now. The window is at most 366 days"),
     ),
     responses(
