@@ -6,8 +6,7 @@ mod account;
 mod card;
 mod column;
 mod columns;
-// `board flow --svg` calls it; until that lands nothing does.
-#[allow(dead_code)]
+mod flow;
 mod flow_svg;
 mod gc;
 mod history;
@@ -85,6 +84,9 @@ enum Command {
     Column(column::Cmd),
     /// A card's column history.
     History(history::Args),
+    /// Flow metrics of a set: time in column, lead and cycle time, throughput,
+    /// aging; --svg writes the cumulative flow diagram.
+    Flow(flow::Args),
     /// Sweep loose uploads older than 24 h, orphan files and crash leftovers.
     Gc,
 }
@@ -128,6 +130,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Columns(cmd) => columns::run(&board, out, cmd).await,
         Command::Column(cmd) => column::run(&board, out, cmd).await,
         Command::History(args) => history::run(&board, out, args).await,
+        Command::Flow(args) => flow::run(&board, out, args).await,
         Command::Gc => gc::run(&board, out).await,
     };
     board.close().await;

@@ -321,6 +321,48 @@ on_both_backends! {
         assert_eq!(app.call_as(short, "GET", &path, None).await.status, 401, "expired");
     }
 
+    async fn flow_prints_the_route_object_tables_and_a_diagram(backend) {
+        let app = common::spawn_app(backend).await;
+        let cols = app.columns().await;
+        let card = id(&app.card("shipped").await);
+        let r = app.call("PATCH", &format!("/api/cards/{card}"), Some(json!({"columnId": id(&cols[2])}))).await;
+        assert_eq!(r.status, 200);
+        app.card("waiting").await;
+        let window = ["--since", "2026-11-01", "--until", "2026-11-03T00:00:00Z"];
+        let mut args = vec!["--json", "flow", "--workspace", "Default"];
+        args.extend(window);
+        let mut cli = app.cli(&args).await.ok();
+        let path = format!("/api/flow?tenant={}&since=2026-11-01&until=2026-11-03T00:00:00Z", app.tenant);
+        let mut api = app.call("GET", &path, None).await.body;
+        for flow in [&mut cli, &mut api] {
+            // Ages are measured at each call's own now: compare the cards only.
+            for a in flow["aging"].as_array_mut().unwrap() {
+                a["ageSeconds"] = json!(0);
+                a["inColumnSeconds"] = json!(0);
+            }
+        }
+        assert_eq!(cli, api, "--json prints the route's object");
+        assert_eq!(cli["throughput"].as_array().unwrap().len(), 2);
+
+        let week = app.cli(&["--json", "flow", "--workspace", "Default", "--since", "7d"]).await.ok();
+        assert_eq!(week["throughput"].as_array().unwrap().len(), 7);
+        assert_eq!(week["leadTime"]["count"], 1, "the card reached Done today");
+        let text = app.cli(&["flow", "--workspace", "Default"]).await;
+        assert!(text.success, "{}", text.stderr);
+        for heading in ["visits ended", "lead time", "cycle time", "done", "oldest cards", "waiting"] {
+            assert!(text.stdout.contains(heading), "{heading}: {}", text.stdout);
+        }
+        let svg = app.db.files_dir().with_file_name("flow.svg");
+        let out = app.cli(&["flow", "--workspace", "Default", "--svg", svg.to_str().unwrap()]).await;
+        assert!(out.success, "{}", out.stderr);
+        let written = std::fs::read_to_string(&svg).unwrap();
+        assert!(written.starts_with("<svg") && written.contains("Cumulative flow"), "{written}");
+        let bad = app.cli(&["flow", "--workspace", "Default", "--since", "last week"]).await;
+        assert!(!bad.success);
+        assert!(bad.stderr.contains("since: Expected an ISO 8601 date"), "{}", bad.stderr);
+        assert_eq!(bad.stderr.lines().count(), 1);
+    }
+
     async fn gc_removes_crash_leftovers_and_says_what(backend) {
         let app = common::spawn_app(backend).await;
         let dir = app.db.files_dir();

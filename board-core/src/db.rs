@@ -38,6 +38,18 @@ impl Backend {
             )))
         }
     }
+
+    /// SQL for the seconds since the Unix epoch (a double) of `expr`, a time
+    /// stored as RFC 3339 text: the one place the dialects' time arithmetic
+    /// differs (SQLite `julianday`, PostgreSQL a cast to `timestamptz`).
+    pub(crate) fn epoch_seconds_sql(self, expr: &str) -> String {
+        match self {
+            Backend::Sqlite => format!("((julianday({expr}) - 2440587.5) * 86400.0)"),
+            Backend::Postgres => {
+                format!("CAST(EXTRACT(EPOCH FROM CAST({expr} AS timestamptz)) AS DOUBLE PRECISION)")
+            }
+        }
+    }
 }
 
 static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");

@@ -28,7 +28,8 @@ pub struct HistoryEntry {
 
 /// Records one entry for `card`, numbered by the card's `history_seq`
 /// counter, which the caller's statement that created or moved the card has
-/// just set or advanced. The caller's transaction holds the card's set.
+/// just set or advanced, with the id and done flag of the column the card is
+/// now in. The caller's transaction holds the card's set.
 pub(crate) async fn record(
     tx: &mut WriteTx,
     card: &str,
@@ -36,8 +37,9 @@ pub(crate) async fn record(
     to: &str,
 ) -> Result<()> {
     sqlx::query(
-        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
-         SELECT $1, id, history_seq, $3, $4, $5 FROM cards WHERE id = $2",
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done) \
+         SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done \
+         FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $2",
     )
     .bind(new_id())
     .bind(card)
@@ -49,19 +51,22 @@ pub(crate) async fn record(
     Ok(())
 }
 
-/// Appends one entry (`from_name` → `to_name`) to every card now in `column`,
-/// in one statement, numbered `history_seq + 1`. Called by column deletion
+/// Appends one entry (`from_name` → `to_name`, the column `to`) to every card
+/// now in `column`, in one statement, numbered `history_seq + 1`. Called by column deletion
 /// with `MOVE` right before the statement that moves the cards and advances
 /// their `history_seq`.
 pub(crate) async fn append_column_move(
     tx: &mut WriteTx,
     column: &str,
+    to: &str,
     from_name: &str,
     to_name: &str,
 ) -> Result<()> {
     let sql = format!(
-        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) \
-         SELECT {}, c.id, c.history_seq + 1, $2, $3, $4 FROM cards c WHERE c.column_id = $1",
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done) \
+         SELECT {}, c.id, c.history_seq + 1, $2, $3, $4, $5, \
+                (SELECT done FROM columns WHERE id = $5) \
+         FROM cards c WHERE c.column_id = $1",
         tx.new_id_sql()
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -69,6 +74,7 @@ pub(crate) async fn append_column_move(
         .bind(from_name)
         .bind(to_name)
         .bind(now())
+        .bind(to)
         .execute(&mut **tx)
         .await?;
     Ok(())

@@ -266,6 +266,7 @@ mod directory;
 mod error;
 mod events;
 mod files;
+mod flow;
 mod history;
 mod ids;
 #[cfg(feature = "openapi")]
@@ -297,6 +298,10 @@ pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
 pub use events::{resume_point, Event, FeedItem, Subscription};
 pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
+pub use flow::{
+    AgingCard, DayCounts, DayDone, Durations, Flow, FlowColumn, FlowQuery, DEFAULT_WINDOW_DAYS,
+    MAX_WINDOW_DAYS,
+};
 pub use history::HistoryEntry;
 pub use ids::{
     AccountId, AttachmentId, CardId, ColumnId, CommentId, HistoryId, ProjectId, RelationId,

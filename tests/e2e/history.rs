@@ -9,7 +9,7 @@ fn id(v: &Value) -> String {
 }
 
 /// Runs one statement on the app's database, outside the service.
-async fn raw_sql(app: &common::App, sql: &'static str, binds: &[&str]) -> u64 {
+pub(crate) async fn raw_sql(app: &common::App, sql: &'static str, binds: &[&str]) -> u64 {
     sqlx::any::install_default_drivers();
     let pool = sqlx::AnyPool::connect(&app.db.url).await.expect("connect");
     let mut q = sqlx::query(sql);

@@ -12,6 +12,7 @@ mod chromium;
 mod columns;
 mod comments;
 mod events;
+mod flow;
 mod history;
 mod openapi;
 mod relations;

@@ -44,6 +44,7 @@ const CONTRACT: &[(&str, &str)] = &[
     ("DELETE", "/api/cards/{}"),
     ("GET", "/api/cards/{}/history"),
     ("GET", "/api/board"),
+    ("GET", "/api/flow"),
     ("GET", "/api/cards/{}/comments"),
     ("POST", "/api/cards/{}/comments"),
     ("PATCH", "/api/comments/{}"),

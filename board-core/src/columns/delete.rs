@@ -235,7 +235,7 @@ async fn move_cards(
     from_name: &str,
     to_name: &str,
 ) -> Result<u64> {
-    history::append_column_move(tx, from.as_str(), from_name, to_name).await?;
+    history::append_column_move(tx, from.as_str(), to.as_str(), from_name, to_name).await?;
     // Shift the cards past the target's last card in one statement: their
     // relative order (position, then creation) is kept, gaps included.
     let (last, first): (i64, i64) = sqlx::query_as(

@@ -11,6 +11,7 @@ mod comments;
 mod docs;
 mod events;
 mod files;
+mod flow;
 mod health;
 mod relations;
 mod settings;
@@ -246,6 +247,7 @@ route_table! {
     cards::delete,
     cards::history,
     cards::board,
+    flow::get,
     comments::list,
     comments::create,
     comments::patch,
