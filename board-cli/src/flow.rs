@@ -193,7 +193,12 @@ fn diagram(flow: &Flow, columns: &[Column]) -> String {
                 .collect()
         })
         .collect();
-    let title = format!("Cumulative flow, {} to {}", flow.since, flow.until);
+    let day = |t: &str| t.get(..10).unwrap_or(t).to_string();
+    let title = format!(
+        "Cumulative flow, {} to {}",
+        day(&flow.since),
+        day(&flow.until)
+    );
     flow_svg::render(&title, &bands, &days, &counts)
 }
 
