@@ -275,6 +275,7 @@ mod relations;
 mod settings;
 mod sweep;
 mod text;
+mod transfer;
 mod validate;
 mod workspaces;
 
@@ -307,6 +308,9 @@ pub use relations::{NewRelation, Relation, RelationKind};
 pub use settings::{ColumnScope, Settings, SettingsPatch};
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
 pub use text::{CommentText, InvalidText, Name};
+pub use transfer::{
+    TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
+};
 pub use validate::{FromJson, Input};
 pub use workspaces::{Bootstrap, Project, Workspace};
 
