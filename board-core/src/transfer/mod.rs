@@ -705,6 +705,48 @@ mod tests {
     }
 
     #[test]
+    fn another_migration_version_or_other_columns_are_refused() {
+        let column = |name: &str| TableColumn {
+            name: name.into(),
+            kind: ColumnKind::Text,
+        };
+        let schema = |versions: Vec<i64>, history: Vec<TableColumn>| Schema {
+            versions,
+            tables: TABLES
+                .iter()
+                .map(|t| {
+                    if *t == "history" {
+                        history.clone()
+                    } else {
+                        vec![column("id")]
+                    }
+                })
+                .collect(),
+        };
+        let source = schema(vec![1, 2, 3, 4], vec![column("id"), column("to_name")]);
+        let same = schema(vec![1, 2, 3, 4], vec![column("to_name"), column("id")]);
+        source
+            .check_target(&same, "source")
+            .expect("column order does not matter");
+        let newer = schema(vec![1, 2, 3, 4, 5], vec![column("id"), column("to_name")]);
+        let e = source.check_target(&newer, "source").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("migration version 4, the target at 5"),
+            "{e}"
+        );
+        let wider = schema(
+            vec![1, 2, 3, 4],
+            vec![column("id"), column("to_name"), column("done")],
+        );
+        let e = source.check_target(&wider, "source").unwrap_err();
+        assert!(
+            e.to_string().contains("table history has other columns"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn statements_stay_under_the_bound_value_limit() {
         for cols in 1..40 {
             let rows = rows_per_statement(cols);
