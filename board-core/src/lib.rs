@@ -225,6 +225,16 @@
 //! # result.unwrap();
 //! ```
 //!
+//! ## Moving an installation
+//!
+//! [`Board::copy_to`] copies every row (ids, times, token hashes, event seqs)
+//! and, when asked, every stored file into a board on an empty database of
+//! either backend, from one snapshot of the source, in one transaction on the
+//! target. [`Board::export`] writes the same content as versioned JSON Lines
+//! files (docs/export.md), which [`Board::import`] verifies and loads. The
+//! tables go in the foreign-key order of [`TABLES`]; their columns are read
+//! from both databases at run time. See the `copy_to` example.
+//!
 //! ## Accounts and tokens
 //!
 //! ```
