@@ -305,6 +305,21 @@ impl WriteTx {
         Ok(())
     }
 
+    /// Keeps every other writer out of `tables` until the transaction ends, so
+    /// that a check that they are empty holds until the commit (PostgreSQL
+    /// `LOCK TABLE … IN EXCLUSIVE MODE`, reads go on; SQLite already holds the
+    /// database write lock).
+    pub(crate) async fn lock_tables(&mut self, tables: &[&str]) -> Result<()> {
+        if self.backend == Backend::Postgres {
+            let list: Vec<String> = tables.iter().map(|t| format!("\"{t}\"")).collect();
+            let sql = format!("LOCK TABLE {} IN EXCLUSIVE MODE", list.join(", "));
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(self.conn())
+                .await?;
+        }
+        Ok(())
+    }
+
     /// An SQL expression giving a fresh id of the cuid2 shape
     /// (`[a-z][a-z0-9]{23}`) for each row of a set-based insert, where ids
     /// cannot come from Rust one by one.

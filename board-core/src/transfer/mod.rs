@@ -338,8 +338,10 @@ pub(crate) async fn insert_rows(
 
 /// Refuses a target that holds data, and clears the rows its migrations
 /// made (they are copied from the source instead). Inside the target's
-/// write transaction, so no writer fills it in between.
+/// write transaction, with every table locked against other writers until
+/// the commit, so none fills it in between.
 pub(crate) async fn prepare_target(tx: &mut WriteTx) -> Result<()> {
+    tx.lock_tables(TABLES).await?;
     for table in TABLES.iter().filter(|t| !MIGRATION_ROWS.contains(t)) {
         let sql = format!("SELECT 1 AS one FROM {} LIMIT 1", ident(table));
         if sqlx::query(sqlx::AssertSqlSafe(sql))
