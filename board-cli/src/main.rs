@@ -15,6 +15,7 @@ mod output;
 mod project;
 mod settings;
 mod token;
+mod transfer;
 mod workspace;
 
 use std::path::PathBuf;
@@ -35,7 +36,7 @@ use output::Out;
                   another letter case is accepted when it is unambiguous). Columns are given by id, \
                   or by name in the set in effect of --workspace (and --project), or of the card \
                   being moved. Cards are given by id (`board card list` shows them). Every command \
-                  but `board init` needs an existing database. The full reference: docs/cli.md."
+                  but `board init` and `board import` needs an existing database. The full reference: docs/cli.md."
 )]
 struct Cli {
     /// Database URL: sqlite://PATH (must exist; `board init` creates it) or postgres://…
@@ -89,6 +90,13 @@ enum Command {
     Flow(flow::Args),
     /// Sweep loose uploads older than 24 h, orphan files and crash leftovers.
     Gc,
+    /// Copy the whole installation into another, empty database (either backend), in one
+    /// transaction, from a consistent snapshot; with --files-to, the stored files too.
+    Copy(transfer::CopyArgs),
+    /// Write the whole installation as versioned JSON Lines files plus the stored files.
+    Export(transfer::ExportArgs),
+    /// Load a folder written by `board export` into this database, which must hold no data.
+    Import(transfer::ImportArgs),
 }
 
 #[tokio::main]
@@ -106,11 +114,12 @@ async fn main() -> ExitCode {
 
 async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     let mut options = Options::new(&cli.database_url);
-    options.files_dir = cli.files_dir;
+    options.files_dir = cli.files_dir.clone();
     options.max_connections = 2;
     // Only `board init` creates a missing SQLite file: elsewhere a mistyped
     // path or another working folder is refused, not silently made new.
-    options.create_missing = matches!(cli.command, Command::Init);
+    // An import fills a new database, so it may create it too.
+    options.create_missing = matches!(cli.command, Command::Init | Command::Import(_));
     let board = Board::open_with(options).await?;
     let result = match cli.command {
         Command::Init => {
@@ -132,6 +141,9 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::History(args) => history::run(&board, out, args).await,
         Command::Flow(args) => flow::run(&board, out, args).await,
         Command::Gc => gc::run(&board, out).await,
+        Command::Copy(args) => transfer::copy(&board, cli.files_dir, out, args).await,
+        Command::Export(args) => transfer::export(&board, out, args).await,
+        Command::Import(args) => transfer::import(&board, out, args).await,
     };
     board.close().await;
     result

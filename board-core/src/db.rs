@@ -317,6 +317,21 @@ impl WriteTx {
         Ok(())
     }
 
+    /// Keeps every other writer out of `tables` until the transaction ends, so
+    /// that a check that they are empty holds until the commit (PostgreSQL
+    /// `LOCK TABLE … IN EXCLUSIVE MODE`, reads go on; SQLite already holds the
+    /// database write lock).
+    pub(crate) async fn lock_tables(&mut self, tables: &[&str]) -> Result<()> {
+        if self.backend == Backend::Postgres {
+            let list: Vec<String> = tables.iter().map(|t| format!("\"{t}\"")).collect();
+            let sql = format!("LOCK TABLE {} IN EXCLUSIVE MODE", list.join(", "));
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(self.conn())
+                .await?;
+        }
+        Ok(())
+    }
+
     /// An SQL expression giving a fresh id of the cuid2 shape
     /// (`[a-z][a-z0-9]{23}`) for each row of a set-based insert, where ids
     /// cannot come from Rust one by one.
@@ -409,6 +424,122 @@ impl std::ops::DerefMut for WriteTx {
     fn deref_mut(&mut self) -> &mut AnyConnection {
         self.conn()
     }
+}
+
+/// The kind of value a column holds, read from its declared type: the schema
+/// keeps ids, names and times as TEXT and counters and flags as INTEGER/BIGINT.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ColumnKind {
+    /// INTEGER, BIGINT, SMALLINT: read and bound as `i64`.
+    Integer,
+    /// TEXT, VARCHAR: read and bound as a string.
+    Text,
+}
+
+/// One column of a table, as the database's catalog describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TableColumn {
+    /// The column's name.
+    pub(crate) name: String,
+    /// Its kind of value.
+    pub(crate) kind: ColumnKind,
+}
+
+/// The tables of the schema (without sqlx's `_sqlx_migrations`), by name.
+pub(crate) async fn schema_tables(
+    conn: &mut AnyConnection,
+    backend: Backend,
+) -> Result<Vec<String>> {
+    let sql = match backend {
+        Backend::Sqlite => {
+            "SELECT name FROM sqlite_master WHERE type = 'table' \
+             AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name <> '_sqlx_migrations' ORDER BY name"
+        }
+        Backend::Postgres => {
+            "SELECT table_name::text AS name FROM information_schema.tables \
+             WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' \
+             AND table_name <> '_sqlx_migrations' ORDER BY table_name"
+        }
+    };
+    let rows = sqlx::query(sql).fetch_all(&mut *conn).await?;
+    rows.iter()
+        .map(|r| Ok(sqlx::Row::try_get::<String, _>(r, "name")?))
+        .collect()
+}
+
+/// The columns of `table` in their declared order, each with its kind; a
+/// column of a type the schema does not use (REAL, BLOB, BOOLEAN, …) is an
+/// error, so that no value is carried in a shape it would not survive.
+pub(crate) async fn table_columns(
+    conn: &mut AnyConnection,
+    backend: Backend,
+    table: &str,
+) -> Result<Vec<TableColumn>> {
+    let sql = match backend {
+        Backend::Sqlite => "SELECT name, type AS data_type FROM pragma_table_info($1) ORDER BY cid",
+        Backend::Postgres => {
+            "SELECT column_name::text AS name, data_type::text AS data_type \
+             FROM information_schema.columns \
+             WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position"
+        }
+    };
+    let rows = sqlx::query(sql).bind(table).fetch_all(&mut *conn).await?;
+    rows.iter()
+        .map(|r| {
+            let name: String = sqlx::Row::try_get(r, "name")?;
+            let declared: String = sqlx::Row::try_get(r, "data_type")?;
+            let upper = declared.to_ascii_uppercase();
+            let kind = if upper.contains("INT") {
+                ColumnKind::Integer
+            } else if upper == "TEXT" || upper.contains("CHAR") {
+                ColumnKind::Text
+            } else {
+                return Err(Error::Transfer(format!(
+                    "column {table}.{name} has type {declared}, which a copy does not carry"
+                )));
+            };
+            Ok(TableColumn { name, kind })
+        })
+        .collect()
+}
+
+/// The migration versions applied to the database, in order.
+pub(crate) async fn migration_versions(conn: &mut AnyConnection) -> Result<Vec<i64>> {
+    let rows = sqlx::query("SELECT version FROM _sqlx_migrations WHERE success ORDER BY version")
+        .fetch_all(&mut *conn)
+        .await?;
+    rows.iter()
+        .map(|r| Ok(sqlx::Row::try_get::<i64, _>(r, "version")?))
+        .collect()
+}
+
+/// How many sequences the schema keeps (PostgreSQL; SQLite has none): a copy
+/// carries none on, so it refuses a schema that grew one.
+pub(crate) async fn sequence_count(conn: &mut AnyConnection, backend: Backend) -> Result<i64> {
+    match backend {
+        Backend::Sqlite => Ok(0),
+        Backend::Postgres => {
+            let row = sqlx::query(
+                "SELECT COUNT(*) AS n FROM information_schema.sequences \
+                 WHERE sequence_schema = current_schema()",
+            )
+            .fetch_one(&mut *conn)
+            .await?;
+            Ok(sqlx::Row::try_get(&row, "n")?)
+        }
+    }
+}
+
+/// Starts a read-only transaction that sees one snapshot of the database for
+/// every statement that follows on `conn` (SQLite: `BEGIN`, whose first read
+/// fixes the snapshot; PostgreSQL: `REPEATABLE READ READ ONLY`).
+pub(crate) async fn begin_snapshot(conn: &mut AnyConnection, backend: Backend) -> Result<()> {
+    let sql = match backend {
+        Backend::Sqlite => "BEGIN",
+        Backend::Postgres => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    };
+    sqlx::raw_sql(sql).execute(&mut *conn).await?;
+    Ok(())
 }
 
 /// A new cuid2 id (24 characters, `[a-z][a-z0-9]{23}`).

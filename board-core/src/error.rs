@@ -145,6 +145,11 @@ pub enum Error {
     /// Bad configuration (database URL, folders).
     #[error("{0}")]
     Config(String),
+    /// A copy, export or import refused before it changed anything: a target
+    /// that holds data, databases at different migration versions, a corrupt
+    /// or truncated export.
+    #[error("{0}")]
+    Transfer(String),
     /// The database cannot be reached now (connection refused or lost, pool
     /// timed out, server shutting down or starting up, SQLite busy past its
     /// timeout). Worth retrying later.
@@ -189,6 +194,7 @@ impl Error {
             Error::Rule(rule, _) => rule.code(),
             Error::Unavailable(_) => "UNAVAILABLE",
             Error::NoDatabase(_) => "NO_DATABASE",
+            Error::Transfer(_) => "TRANSFER_REFUSED",
             Error::Config(_) | Error::Database(_) | Error::Io(_) | Error::Internal(_) => "INTERNAL",
         }
     }
@@ -201,7 +207,7 @@ impl Error {
                 403
             }
             Error::NotFound(_) | Error::Unknown(_) => 404,
-            Error::LinkExists | Error::Conflict(_) => 409,
+            Error::LinkExists | Error::Conflict(_) | Error::Transfer(_) => 409,
             Error::NoFile(_) => 400,
             Error::FileTooLarge(_) => 413,
             Error::UnsupportedFormat(_) => 415,

@@ -225,6 +225,16 @@
 //! # result.unwrap();
 //! ```
 //!
+//! ## Moving an installation
+//!
+//! [`Board::copy_to`] copies every row (ids, times, token hashes, event seqs)
+//! and, when asked, every stored file into a board on an empty database of
+//! either backend, from one snapshot of the source, in one transaction on the
+//! target. [`Board::export`] writes the same content as versioned JSON Lines
+//! files (docs/export.md), which [`Board::import`] verifies and loads. The
+//! tables go in the foreign-key order of [`TABLES`]; their columns are read
+//! from both databases at run time. See the `copy_to` example.
+//!
 //! ## Accounts and tokens
 //!
 //! ```
@@ -276,6 +286,7 @@ mod relations;
 mod settings;
 mod sweep;
 mod text;
+mod transfer;
 mod validate;
 mod workspaces;
 
@@ -312,6 +323,9 @@ pub use relations::{NewRelation, Relation, RelationKind};
 pub use settings::{ColumnScope, Settings, SettingsPatch};
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
 pub use text::{CommentText, InvalidText, Name};
+pub use transfer::{
+    TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
+};
 pub use validate::{FromJson, Input};
 pub use workspaces::{Bootstrap, Project, Workspace};
 

@@ -1,0 +1,148 @@
+//! `board copy`, `board export`, `board import`: moving an installation
+//! (contract §15) through board-core's `copy_to`, `export` and `import`.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use board_core::{Board, Options, TransferOptions, TransferProgress, TransferReport};
+
+use crate::output::Out;
+
+/// The environment variable that makes a copy or import wait this many
+/// seconds after writing everything, before its commit (for tests of an
+/// interrupted copy; it changes nothing else).
+pub const PAUSE_VAR: &str = "BOARD_COPY_PAUSE_BEFORE_COMMIT";
+
+#[derive(Debug, clap::Args)]
+pub struct CopyArgs {
+    /// The target database: sqlite://PATH (created when missing) or postgres://…; it must
+    /// hold no data (a database `board init` just created).
+    #[arg(long, value_name = "URL")]
+    to: String,
+    /// Copy the stored files into this folder too (for now a local folder only). Without it,
+    /// the target is meant to use the same files location as the source.
+    #[arg(long, value_name = "DIR")]
+    files_to: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// The folder to write (missing or empty): manifest.json, one TABLE.jsonl per table and
+    /// files/ (the format: docs/export.md).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// A folder written by `board export`. Its checksums are verified before anything is
+    /// written; the database (created when missing) must hold no data.
+    dir: PathBuf,
+}
+
+/// The pause of [`PAUSE_VAR`], if set.
+fn pause() -> anyhow::Result<Option<Duration>> {
+    match std::env::var(PAUSE_VAR) {
+        Ok(v) if !v.is_empty() => {
+            let secs: f64 = v
+                .parse()
+                .with_context(|| format!("{PAUSE_VAR}={v:?} is not a number of seconds"))?;
+            Ok(Some(Duration::from_secs_f64(secs)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Progress on standard error: a line per table when it is a terminal; the
+/// pause is always told (a test waits for it).
+fn progress(p: TransferProgress<'_>) {
+    let terminal = std::io::stderr().is_terminal();
+    let mut err = std::io::stderr().lock();
+    match p {
+        TransferProgress::Rows { table, rows } if terminal => {
+            write!(err, "\r{table:<12} {rows:>10} rows").ok();
+        }
+        TransferProgress::TableDone { table, rows } if terminal => {
+            writeln!(err, "\r{table:<12} {rows:>10} rows").ok();
+        }
+        TransferProgress::Files { files } if terminal => {
+            write!(err, "\r{:<12} {files:>10}", "files").ok();
+        }
+        TransferProgress::Paused(d) => {
+            if terminal {
+                writeln!(err).ok();
+            }
+            writeln!(
+                err,
+                "board: written; waiting {d:?} before commit ({PAUSE_VAR})"
+            )
+            .ok();
+        }
+        _ => {}
+    }
+    err.flush().ok();
+}
+
+fn summary(out: &Out, report: &TransferReport) {
+    if std::io::stderr().is_terminal() && report.files > 0 {
+        eprintln!();
+    }
+    let mut rows: Vec<Vec<String>> = report
+        .tables
+        .iter()
+        .map(|t| vec![t.table.clone(), t.rows.to_string()])
+        .collect();
+    rows.push(vec!["(stored files)".into(), report.files.to_string()]);
+    out.table(report, &["table", "rows"], rows);
+}
+
+pub async fn copy(
+    board: &Board,
+    files_dir: PathBuf,
+    out: &Out,
+    args: CopyArgs,
+) -> anyhow::Result<()> {
+    if let Some(dir) = &args.files_to {
+        if dir.to_string_lossy().contains("://") {
+            bail!(
+                "--files-to takes a local folder for now, not {}",
+                dir.display()
+            );
+        }
+    }
+    let mut to = Options::new(&args.to);
+    to.files_dir = args.files_to.clone().unwrap_or(files_dir);
+    to.max_connections = 2;
+    to.create_missing = true;
+    let target = Board::open_with(to).await?;
+    let options = TransferOptions {
+        copy_files: args.files_to.is_some(),
+        pause_before_commit: pause()?,
+        progress: Some(&progress),
+    };
+    let result = board.copy_to(&target, &options).await;
+    target.close().await;
+    summary(out, &result?);
+    Ok(())
+}
+
+pub async fn export(board: &Board, out: &Out, args: ExportArgs) -> anyhow::Result<()> {
+    let options = TransferOptions {
+        progress: Some(&progress),
+        ..Default::default()
+    };
+    summary(out, &board.export(&args.out, &options).await?);
+    Ok(())
+}
+
+pub async fn import(board: &Board, out: &Out, args: ImportArgs) -> anyhow::Result<()> {
+    let options = TransferOptions {
+        copy_files: true,
+        pause_before_commit: pause()?,
+        progress: Some(&progress),
+    };
+    summary(out, &board.import(&args.dir, &options).await?);
+    Ok(())
+}

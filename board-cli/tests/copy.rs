@@ -1,0 +1,588 @@
+//! Moving an installation (contract §15) with the `board` binary: `board copy`
+//! in every direction between the backends, `board export` / `board import`,
+//! and the refusals (a target that holds data, a corrupt export, an
+//! interrupted copy). A board filled through the API must answer the same on
+//! the target, every read route, and take new writes without clashes.
+
+use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use testkit::process::Cli;
+use testkit::sse::{EventStream, Frame};
+use testkit::{self as common, App, Backend, Running, TestDb};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The `board` binary cargo built for these tests.
+const BOARD: &str = env!("CARGO_BIN_EXE_board");
+
+async fn cli(db: &TestDb, args: &[&str]) -> Cli {
+    testkit::process::cli(BOARD, db, args).await
+}
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_string()
+}
+
+fn png() -> Vec<u8> {
+    let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0".to_vec();
+    v.extend_from_slice(&[0x1f, 0x15, 0xc4, 0x89]);
+    v
+}
+
+/// POSTs one file as multipart to `path`; returns the stored attachments.
+async fn upload(app: &App, path: &str, name: &str, bytes: Vec<u8>) -> Vec<Value> {
+    let part = reqwest::multipart::Part::bytes(bytes).file_name(name.to_string());
+    let form = reqwest::multipart::Form::new().part("files", part);
+    let res = app
+        .http
+        .post(format!("{}{path}", app.base))
+        .bearer_auth(&app.token)
+        .multipart(form)
+        .send()
+        .await
+        .expect("upload");
+    assert_eq!(res.status().as_u16(), 201);
+    let body: Value = res.json().await.expect("json");
+    body.as_array().expect("array").clone()
+}
+
+async fn ok(app: &App, method: &str, path: &str, body: Value) -> Value {
+    let r = app.call(method, path, Some(body)).await;
+    assert!((200..300).contains(&r.status), "{method} {path}: {r:?}");
+    r.body
+}
+
+/// What the story made: the ids to read back, the tokens.
+struct Story {
+    cards: Vec<String>,
+    project: String,
+    member_token: String,
+    revoked_token: String,
+}
+
+/// Fills the source through the API: moves, a deleted column, comments with
+/// images, attachments, relations, a project set with columnScope PROJECT,
+/// changed settings, a revoked token.
+async fn fill(app: &App) -> Story {
+    let t = app.tenant.clone();
+    let cols = app.columns().await;
+    let (todo, doing, done) = (id(&cols[0]), id(&cols[1]), id(&cols[2]));
+    let a = id(&app.card("Alpha").await);
+    let b = id(&app.card("Beta").await);
+    let c = id(&app.card("Gamma").await);
+    for to in [&doing, &done, &doing] {
+        ok(
+            app,
+            "PATCH",
+            &format!("/api/cards/{a}"),
+            json!({"columnId": to}),
+        )
+        .await;
+    }
+    let review = ok(
+        app,
+        "POST",
+        "/api/columns",
+        json!({"tenantId": t, "name": "Review"}),
+    )
+    .await;
+    ok(
+        app,
+        "PATCH",
+        &format!("/api/cards/{b}"),
+        json!({"columnId": id(&review)}),
+    )
+    .await;
+    ok(
+        app,
+        "DELETE",
+        &format!("/api/columns/{}", id(&review)),
+        json!({"cards": "MOVE", "targetColumnId": todo}),
+    )
+    .await;
+    let image = upload(
+        app,
+        &format!("/api/cards/{a}/comments/uploads"),
+        "a.png",
+        png(),
+    )
+    .await;
+    ok(
+        app,
+        "POST",
+        &format!("/api/cards/{a}/comments"),
+        json!({"content": "see ![a](x)", "attachmentIds": [id(&image[0])]}),
+    )
+    .await;
+    ok(
+        app,
+        "POST",
+        &format!("/api/cards/{a}/comments"),
+        json!({"content": "second"}),
+    )
+    .await;
+    upload(
+        app,
+        &format!("/api/cards/{b}/attachments"),
+        "notes.txt",
+        b"plain notes\n".to_vec(),
+    )
+    .await;
+    ok(
+        app,
+        "POST",
+        &format!("/api/cards/{a}/relations"),
+        json!({"targetId": b, "kind": "PARENT"}),
+    )
+    .await;
+    ok(
+        app,
+        "POST",
+        &format!("/api/cards/{c}/relations"),
+        json!({"targetId": b, "kind": "BLOCKS"}),
+    )
+    .await;
+    let project = app.project(&t, "Web").await;
+    ok(
+        app,
+        "PATCH",
+        "/api/settings",
+        json!({"tenantId": t, "columnScope": "PROJECT", "allowCrossProjectLinks": true}),
+    )
+    .await;
+    ok(
+        app,
+        "POST",
+        "/api/columns",
+        json!({"tenantId": t, "projectId": project, "name": "Backlog"}),
+    )
+    .await;
+    let site = ok(
+        app,
+        "POST",
+        "/api/cards",
+        json!({"tenantId": t, "projectId": project, "title": "Site"}),
+    )
+    .await;
+    let member_token = app.account_in(&t, "ana", "member").await;
+    let revoked_token = app.account_in(&t, "bob", "viewer").await;
+    app.operator()
+        .revoke_token(&revoked_token)
+        .await
+        .expect("revoke");
+    Story {
+        cards: vec![a, b, c, id(&site)],
+        project,
+        member_token,
+        revoked_token,
+    }
+}
+
+/// Every read route of the story, and each attachment's bytes.
+async fn read_all(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    tenant: &str,
+    s: &Story,
+) -> BTreeMap<String, Value> {
+    let p = &s.project;
+    let mut paths = vec![
+        format!("/api/board?tenant={tenant}"),
+        format!("/api/board?tenant={tenant}&project={p}"),
+        format!("/api/columns?tenant={tenant}"),
+        format!("/api/columns?tenant={tenant}&project={p}"),
+        format!("/api/settings?tenant={tenant}"),
+    ];
+    for card in &s.cards {
+        for suffix in ["", "/history", "/comments", "/attachments", "/relations"] {
+            paths.push(format!("/api/cards/{card}{suffix}"));
+        }
+    }
+    let mut out = BTreeMap::new();
+    for path in paths {
+        let r = common::request(http, base, token, "GET", &path, None).await;
+        assert_eq!(r.status, 200, "{path}: {:?}", r.body);
+        out.insert(path, r.body);
+    }
+    let mut urls = Vec::new();
+    out.values().for_each(|v| file_urls(v, &mut urls));
+    urls.sort();
+    urls.dedup();
+    assert!(urls.len() >= 2, "the story has files: {urls:?}");
+    for url in urls {
+        let res = http
+            .get(format!("{base}{url}"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("download");
+        assert_eq!(res.status().as_u16(), 200, "{url}");
+        let bytes = res.bytes().await.expect("bytes");
+        out.insert(url, json!(bytes.to_vec()));
+    }
+    out
+}
+
+/// Every `/api/files/…` URL anywhere in `v`.
+fn file_urls(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match value.as_str() {
+                    Some(url) if key == "url" && url.starts_with("/api/files/") => {
+                        out.push(url.to_string())
+                    }
+                    _ => file_urls(value, out),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| file_urls(i, out)),
+        _ => {}
+    }
+}
+
+/// Every event of `tenant` after `after`, as (seq, type, data).
+async fn events(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    tenant: &str,
+    after: i64,
+) -> Vec<Frame> {
+    let path = format!("/api/events?tenant={tenant}&after={after}");
+    let mut stream = EventStream::open(http, base, token, &path, None).await;
+    let mut frames = Vec::new();
+    while let Some(f) = stream.next(Duration::from_millis(800)).await {
+        frames.push(f);
+    }
+    frames
+}
+
+#[derive(Clone, Copy)]
+enum Via {
+    Copy,
+    ExportImport,
+}
+
+/// The story: fill `from`, move it to a fresh database on `to`, and check a
+/// server there answers the same and takes new writes.
+async fn moves_everything(from: Backend, to: Backend, via: Via) {
+    let app = common::spawn_app(from).await;
+    let story = fill(&app).await;
+    let target = TestDb::new(to).await;
+    let files_to = target.files_dir().display().to_string();
+    let report = match via {
+        Via::Copy => cli(
+            &app.db,
+            &[
+                "--json",
+                "copy",
+                "--to",
+                &target.url,
+                "--files-to",
+                &files_to,
+            ],
+        )
+        .await
+        .ok(),
+        Via::ExportImport => {
+            let out = app.db.dir.path().join("export");
+            let out = out.to_str().unwrap();
+            let exported = cli(&app.db, &["--json", "export", "--out", out]).await.ok();
+            let imported = cli(&target, &["--json", "import", out]).await.ok();
+            assert_eq!(exported, imported);
+            imported
+        }
+    };
+    assert_eq!(report["tables"]["cards"], 4, "{report}");
+    assert_eq!(report["tables"]["history"], 9, "{report}");
+    assert_eq!(report["tables"]["comments"], 2, "{report}");
+    assert_eq!(report["tables"]["attachments"], 2, "{report}");
+    assert_eq!(report["tables"]["relations"], 2, "{report}");
+    assert_eq!(report["files"], 2, "{report}");
+
+    let server: Running = common::start(common::config(&target, &[])).await;
+    assert!(
+        server.first_run.is_none(),
+        "the copied installation is not a first run"
+    );
+    let http = &app.http;
+    let (t, token) = (app.tenant.as_str(), app.token.as_str());
+    let before = read_all(http, &app.base, token, t, &story).await;
+    let after = read_all(http, &server.base, token, t, &story).await;
+    for (path, body) in &before {
+        assert_eq!(Some(body), after.get(path), "{path}");
+    }
+    let old_events = events(http, &app.base, token, t, 0).await;
+    let new_events = events(http, &server.base, token, t, 0).await;
+    let shape = |f: &[Frame]| {
+        f.iter()
+            .map(|f| (f.id, f.event.clone(), f.data.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert!(old_events.len() > 10);
+    assert_eq!(shape(&old_events), shape(&new_events));
+    let last_seq = old_events.last().unwrap().id.unwrap();
+
+    // Old tokens: the member's works, the revoked one does not.
+    let settings = format!("/api/settings?tenant={t}");
+    let r = common::request(
+        http,
+        &server.base,
+        &story.member_token,
+        "GET",
+        &settings,
+        None,
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let r = common::request(
+        http,
+        &server.base,
+        &story.revoked_token,
+        "GET",
+        &settings,
+        None,
+    )
+    .await;
+    assert_eq!(r.status, 401);
+
+    // New writes continue after the copied ids and seqs.
+    let a = &story.cards[0];
+    let path = format!("/api/cards/{a}/comments");
+    let r = common::request(
+        http,
+        &server.base,
+        token,
+        "POST",
+        &path,
+        Some(json!({"content": "after the move"})),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{r:?}");
+    let cols = common::request(
+        http,
+        &server.base,
+        token,
+        "GET",
+        &format!("/api/columns?tenant={t}"),
+        None,
+    )
+    .await;
+    let r = common::request(
+        http,
+        &server.base,
+        token,
+        "PATCH",
+        &format!("/api/cards/{a}"),
+        Some(json!({"columnId": cols.body[0]["id"]})),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    let history = common::request(
+        http,
+        &server.base,
+        token,
+        "GET",
+        &format!("/api/cards/{a}/history"),
+        None,
+    )
+    .await;
+    let history = history.body.as_array().unwrap();
+    assert_eq!(history.len(), 5);
+    assert_eq!(
+        (
+            history[4]["fromName"].as_str(),
+            history[4]["toName"].as_str()
+        ),
+        (Some("Doing"), Some("To do"))
+    );
+    let comments = common::request(http, &server.base, token, "GET", &path, None).await;
+    assert_eq!(comments.body.as_array().unwrap().len(), 3);
+    let fresh = events(http, &server.base, token, t, last_seq).await;
+    let seqs: Vec<i64> = fresh.iter().map(|f| f.id.unwrap()).collect();
+    assert_eq!(seqs, [last_seq + 1, last_seq + 2], "{fresh:?}");
+    server.stop().await;
+}
+
+macro_rules! story {
+    ($($name:ident: $from:ident -> $to:ident via $via:ident;)*) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        async fn $name() {
+            moves_everything(Backend::$from, Backend::$to, Via::$via).await
+        }
+    )*};
+    (postgres $($name:ident: $from:ident -> $to:ident via $via:ident;)*) => {$(
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        #[cfg_attr(not(board_test_postgres), ignore = "BOARD_TEST_POSTGRES_URL is not set")]
+        async fn $name() {
+            moves_everything(Backend::$from, Backend::$to, Via::$via).await
+        }
+    )*};
+}
+
+story! {
+    copy_sqlite_to_sqlite: Sqlite -> Sqlite via Copy;
+    export_import_sqlite_to_sqlite: Sqlite -> Sqlite via ExportImport;
+}
+
+story! {
+    postgres
+    copy_sqlite_to_postgres: Sqlite -> Postgres via Copy;
+    copy_postgres_to_sqlite: Postgres -> Sqlite via Copy;
+    copy_postgres_to_postgres: Postgres -> Postgres via Copy;
+    export_import_sqlite_to_postgres: Sqlite -> Postgres via ExportImport;
+    export_import_postgres_to_sqlite: Postgres -> Sqlite via ExportImport;
+}
+
+/// A source with a little of everything, for the refusals.
+async fn small_source() -> App {
+    let app = common::spawn_app(Backend::Sqlite).await;
+    let card = id(&app.card("Alpha").await);
+    upload(
+        &app,
+        &format!("/api/cards/{card}/attachments"),
+        "n.txt",
+        b"notes\n".to_vec(),
+    )
+    .await;
+    app
+}
+
+/// The workspaces of `db` through board-core (none: the target holds nothing).
+async fn workspaces(db: &TestDb) -> usize {
+    let board = db.open().await;
+    let n = board.list_workspaces().await.expect("list").len();
+    board.close().await;
+    n
+}
+
+testkit::on_both_backends! {
+    async fn copy_refuses_a_target_that_holds_data(backend) {
+        let source = small_source().await;
+        // A server's first run made a workspace: that is data.
+        let busy = common::spawn_app(backend).await;
+        let out = cli(&source.db, &["copy", "--to", &busy.db.url]).await;
+        assert!(!out.success);
+        assert!(out.stderr.contains("already holds data (table workspaces)"), "{}", out.stderr);
+        let board = busy.board().await;
+        assert_eq!(board.list_workspaces().await.unwrap().len(), 1, "nothing was copied");
+        board.close().await;
+
+        // `board init` alone makes no data: the copy goes in.
+        let fresh = TestDb::new(backend).await;
+        cli(&fresh, &["init"]).await.ok();
+        let report = cli(&source.db, &["--json", "copy", "--to", &fresh.url]).await.ok();
+        assert_eq!(report["tables"]["cards"], 1);
+        assert_eq!(report["files"], 0, "no --files-to: the files stay where they are");
+        // A second copy into it is refused.
+        let again = cli(&source.db, &["copy", "--to", &fresh.url]).await;
+        assert!(!again.success && again.stderr.contains("already holds data"), "{}", again.stderr);
+    }
+
+    async fn an_interrupted_copy_leaves_the_target_empty(backend) {
+        let source = small_source().await;
+        let target = TestDb::new(backend).await;
+        let files_to = target.files_dir().display().to_string();
+        let mut child = tokio::process::Command::new(BOARD)
+            .args(["copy", "--to", &target.url, "--files-to", &files_to])
+            .env("BOARD_DATABASE_URL", &source.db.url)
+            .env("BOARD_FILES_DIR", source.db.files_dir())
+            .env("BOARD_COPY_PAUSE_BEFORE_COMMIT", "60")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn board");
+        let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+        let paused = tokio::time::timeout(Duration::from_secs(60), async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                if line.contains("before commit") {
+                    return true;
+                }
+            }
+            false
+        })
+        .await
+        .expect("the copy pauses before its commit");
+        assert!(paused, "the copy ended without pausing");
+        // Every row is written, not committed: kill the process.
+        child.kill().await.expect("kill");
+        assert_eq!(workspaces(&target).await, 0, "the killed copy left rows");
+        let published: Vec<_> = std::fs::read_dir(target.files_dir())
+            .map(|d| d.flatten().filter(|e| !e.file_name().to_string_lossy().starts_with('.')).collect())
+            .unwrap_or_default();
+        assert!(published.is_empty(), "no file is published without its row");
+
+        // Run again: it goes through.
+        let report = cli(&source.db, &["--json", "copy", "--to", &target.url, "--files-to", &files_to]).await.ok();
+        assert_eq!((report["tables"]["cards"].as_u64(), report["files"].as_u64()), (Some(1), Some(1)));
+        assert_eq!(workspaces(&target).await, 1);
+    }
+
+    async fn import_refuses_a_corrupt_export_and_writes_nothing(backend) {
+        let source = small_source().await;
+        let export = source.db.dir.path().join("export");
+        cli(&source.db, &["export", "--out", export.to_str().unwrap()]).await.ok();
+        let refused = cli(&source.db, &["export", "--out", export.to_str().unwrap()]).await;
+        assert!(!refused.success && refused.stderr.contains("not empty"), "{}", refused.stderr);
+
+        type Damage = fn(&std::path::Path);
+        let cases: Vec<(&str, Damage, &str)> = vec![
+            ("a truncated table", |d| {
+                let f = d.join("cards.jsonl");
+                let text = std::fs::read(&f).unwrap();
+                std::fs::write(&f, &text[..text.len() - 5]).unwrap();
+            }, "cut"),
+            ("a changed row", |d| {
+                let f = d.join("workspaces.jsonl");
+                let text = std::fs::read_to_string(&f).unwrap().replace("Default", "Defaulx");
+                std::fs::write(&f, text).unwrap();
+            }, "checksum"),
+            ("a changed file", |d| {
+                let dir = d.join("files");
+                let f = std::fs::read_dir(&dir).unwrap().next().unwrap().unwrap().path();
+                std::fs::write(&f, b"other\n").unwrap();
+            }, "checksum"),
+            ("no manifest", |d| std::fs::remove_file(d.join("manifest.json")).unwrap(), "manifest.json"),
+            ("a future format", |d| {
+                let f = d.join("manifest.json");
+                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 1", "\"formatVersion\": 2");
+                std::fs::write(&f, text).unwrap();
+            }, "version 2"),
+        ];
+        for (what, damage, says) in cases {
+            let copy = source.db.dir.path().join(format!("damaged-{}", cuid2::create_id()));
+            copy_dir(&export, &copy);
+            damage(&copy);
+            let target = TestDb::new(backend).await;
+            let out = cli(&target, &["import", copy.to_str().unwrap()]).await;
+            assert!(!out.success, "{what}: imported");
+            assert!(out.stderr.contains(says), "{what}: {}", out.stderr);
+            assert_eq!(workspaces(&target).await, 0, "{what}: rows were written");
+            let files = std::fs::read_dir(target.files_dir()).map(|d| d.count()).unwrap_or(0);
+            assert_eq!(files, 0, "{what}: files were written");
+        }
+        // The intact export goes in, once.
+        let target = TestDb::new(backend).await;
+        cli(&target, &["import", export.to_str().unwrap()]).await.ok();
+        let again = cli(&target, &["import", export.to_str().unwrap()]).await;
+        assert!(!again.success && again.stderr.contains("already holds data"), "{}", again.stderr);
+    }
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).unwrap();
+        }
+    }
+}
