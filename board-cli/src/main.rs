@@ -42,6 +42,9 @@ struct Cli {
     /// Folder of stored attachment files.
     #[arg(long, global = true, env = "BOARD_FILES_DIR", default_value = board_core::DEFAULT_FILES_DIR)]
     files_dir: PathBuf,
+    /// Files in an S3-compatible bucket: s3://BUCKET[/PREFIX] (and the AWS_* settings)
+    #[arg(long, global = true, env = "BOARD_FILES_URL")]
+    files_url: Option<String>,
     /// Print one JSON value on stdout instead of tables and lines.
     #[arg(long, global = true)]
     json: bool,
@@ -102,6 +105,7 @@ async fn main() -> ExitCode {
 async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     let mut options = Options::new(&cli.database_url);
     options.files_dir = cli.files_dir;
+    options.files_url = cli.files_url;
     options.max_connections = 2;
     // Only `board init` creates a missing SQLite file: elsewhere a mistyped
     // path or another working folder is refused, not silently made new.

@@ -13,6 +13,7 @@ mod columns;
 mod comments;
 mod events;
 mod history;
+mod objects;
 mod openapi;
 mod relations;
 mod schema;

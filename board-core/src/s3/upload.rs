@@ -1,0 +1,157 @@
+//! The writer of an S3 temporary: bytes gathered into parts of [`PART_SIZE`],
+//! each sent with `UploadPart` before more is taken, so an upload holds at most
+//! one part in memory. Shutting it down sends the last part, writes the list
+//! of parts into the marker and hands it to the store, which completes the
+//! upload on publish.
+
+use std::io;
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+
+use aws_sdk_s3::primitives::ByteStream;
+use aws_sdk_s3::types::CompletedPart;
+use tokio::io::AsyncWrite;
+
+use super::marker::Marker;
+use super::{sdk_error, S3Store};
+use crate::files::BoxFuture;
+
+/// The size of every part but the last: S3's minimum, the least memory.
+pub(crate) const PART_SIZE: usize = 5 * 1024 * 1024;
+
+/// What a small file starts with; a file that outgrows it gets a whole part.
+const FIRST_BUFFER: usize = 256 * 1024;
+
+pub(super) struct PartWriter {
+    store: S3Store,
+    name: String,
+    key: String,
+    upload_id: String,
+    buf: Vec<u8>,
+    parts: Vec<CompletedPart>,
+    sending: Option<BoxFuture<'static, io::Result<CompletedPart>>>,
+    /// The marker being written with the list of parts, at shutdown.
+    closing: Option<BoxFuture<'static, io::Result<()>>>,
+    finished: bool,
+}
+
+impl PartWriter {
+    pub(super) fn new(store: S3Store, name: String, key: String, upload_id: String) -> Self {
+        PartWriter {
+            store,
+            name,
+            key,
+            upload_id,
+            buf: Vec::new(),
+            parts: Vec::new(),
+            sending: None,
+            closing: None,
+            finished: false,
+        }
+    }
+
+    /// Starts sending what the buffer holds as the next part.
+    fn send_part(&mut self) {
+        let number = self.parts.len() as i32 + 1;
+        let body = ByteStream::from(std::mem::take(&mut self.buf));
+        let request = self
+            .store
+            .inner
+            .client
+            .upload_part()
+            .bucket(&self.store.inner.bucket)
+            .key(&self.key)
+            .upload_id(&self.upload_id)
+            .part_number(number)
+            .body(body);
+        self.sending = Some(Box::pin(async move {
+            let sent = request.send().await.map_err(sdk_error)?;
+            Ok(CompletedPart::builder()
+                .part_number(number)
+                .set_e_tag(sent.e_tag().map(str::to_string))
+                .build())
+        }));
+    }
+
+    /// Waits for the part being sent, if any.
+    fn poll_sent(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        if let Some(sending) = self.sending.as_mut() {
+            let part = ready!(sending.as_mut().poll(cx));
+            self.sending = None;
+            self.parts.push(part?);
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl AsyncWrite for PartWriter {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        loop {
+            ready!(this.poll_sent(cx))?;
+            if this.buf.len() < PART_SIZE {
+                break;
+            }
+            this.send_part();
+        }
+        let room = PART_SIZE - this.buf.len();
+        let n = data.len().min(room);
+        if this.buf.capacity() - this.buf.len() < n {
+            // One small buffer, then straight to a whole part: no doubling
+            // past the part size, no copy of a nearly full part.
+            let want = if this.buf.len() + n <= FIRST_BUFFER {
+                FIRST_BUFFER
+            } else {
+                PART_SIZE
+            };
+            this.buf.reserve_exact(want - this.buf.len());
+        }
+        this.buf.extend_from_slice(&data[..n]);
+        Poll::Ready(Ok(n))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        self.get_mut().poll_sent(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        ready!(this.poll_sent(cx))?;
+        if !this.buf.is_empty() {
+            this.send_part();
+            ready!(this.poll_sent(cx))?;
+        }
+        if this.finished {
+            return Poll::Ready(Ok(()));
+        }
+        if this.parts.is_empty() {
+            // Nothing written: an empty file, refused before any publish.
+            this.finished = true;
+            return Poll::Ready(Ok(()));
+        }
+        if this.closing.is_none() {
+            let (store, name) = (this.store.clone(), this.name.clone());
+            let marker = Marker {
+                upload_id: this.upload_id.clone(),
+                parts: this.parts.clone(),
+            };
+            this.closing = Some(Box::pin(async move {
+                store.put_marker(&name, Some(&marker)).await
+            }));
+        }
+        if let Some(closing) = this.closing.as_mut() {
+            ready!(closing.as_mut().poll(cx))?;
+        }
+        this.closing = None;
+        this.finished = true;
+        let mut open = this.store.inner.open.lock().expect("open uploads");
+        if let Some(entry) = open.get_mut(&this.name) {
+            entry.parts = Some(std::mem::take(&mut this.parts));
+        }
+        Poll::Ready(Ok(()))
+    }
+}
