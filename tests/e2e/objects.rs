@@ -40,3 +40,49 @@ on_the_object_store! {
         other.stop().await;
     }
 }
+
+on_the_object_store! {
+    async fn the_start_up_sweep_rolls_the_bucket_forward_or_back(target) {
+        use board_core::FileStore;
+        use tokio::io::AsyncWriteExt;
+        // No grace: every open upload counts as left by a crash.
+        let mut app = common::spawn_app_with(target, &[("BOARD_SWEEP_GRACE", "0s")]).await;
+        let card = id(&app.card("Crash").await);
+        let kept = upload(&app, &app.token, &format!("/api/cards/{card}/attachments"), &[("files", "k.png", png())]).await;
+        let kept = kept.body[0]["storedName"].as_str().unwrap().to_string();
+        app.stop().await;
+
+        // What crashes leave: an upload written whose row committed but which
+        // was never completed; one written without a row; one cut off mid-way;
+        // an object whose row is gone.
+        let store = board_core::S3Store::connect(app.db.files_url.as_ref().unwrap()).await.unwrap();
+        let [committed, stale, cut, orphan] = [(); 4].map(|_| cuid2::create_id());
+        for (name, finish) in [(&committed, true), (&stale, true), (&cut, false), (&orphan, true)] {
+            let mut w = store.create_temp(name).await.unwrap();
+            w.write_all(&png()).await.unwrap();
+            if finish {
+                w.shutdown().await.unwrap();
+            }
+        }
+        store.publish(&orphan).await.unwrap();
+        let pool = crate::uploads::pool(&app).await;
+        sqlx::query(
+            "INSERT INTO attachments (id, card_id, comment_id, scope, stored_name, original_name, mime_type, size, created_at) \
+             VALUES ($1, $2, NULL, 'CARD', $3, 'c.png', 'image/png', $4, '2026-01-01T00:00:00.000Z')",
+        )
+        .bind(cuid2::create_id()).bind(card.as_str()).bind(committed.as_str()).bind(png().len() as i64)
+        .execute(&pool).await.unwrap();
+        pool.close().await;
+        let mut want = vec![kept.clone(), orphan.clone(), format!(".tmp-{committed}"), format!(".tmp-{stale}"), format!(".tmp-{cut}")];
+        want.sort();
+        assert_eq!(app.db.stored_files().await, want, "the leftovers are there");
+
+        app.start().await;
+        let mut want = vec![kept, committed.clone()];
+        want.sort();
+        assert_eq!(app.db.stored_files().await, want, "rolled forward: the committed one; the rest is gone");
+        let res = app.http.get(format!("{}/api/files/{committed}", app.base)).bearer_auth(&app.token).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.bytes().await.unwrap().to_vec(), png());
+    }
+}

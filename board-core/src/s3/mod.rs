@@ -66,6 +66,20 @@ fn sdk_error(e: impl std::error::Error) -> io::Error {
     io::Error::other(DisplayErrorContext(e).to_string())
 }
 
+/// An error and its causes, each once, on one line.
+fn causes(e: &dyn std::error::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut next = Some(e);
+    while let Some(err) = next {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        next = err.source();
+    }
+    parts.join(": ")
+}
+
 /// `s3://BUCKET[/PREFIX]` → bucket and key prefix (`""` or `"PREFIX/"`).
 fn parse_url(url: &str) -> Option<(String, String)> {
     let rest = url.strip_prefix("s3://")?;
@@ -131,9 +145,11 @@ impl S3Store {
         match tokio::time::timeout(Duration::from_secs(30), check).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => {
-                let why = match e.code() {
-                    Some(code) => code.to_string(),
-                    None => DisplayErrorContext(&e).to_string(),
+                let why = match e.raw_response().map(|r| r.status().as_u16()) {
+                    Some(404) => "the bucket does not exist".to_string(),
+                    Some(403) => "access denied (check the credentials)".to_string(),
+                    Some(status) => format!("HTTP {status} {}", e.code().unwrap_or_default()),
+                    None => causes(&e),
                 };
                 return Err(Error::Config(format!(
                     "--files-url {url}: cannot reach the {tried}: {why}; {SETTINGS}"

@@ -50,8 +50,10 @@ impl PartWriter {
         }
     }
 
-    /// Starts sending what the buffer holds as the next part.
-    fn send_part(&mut self) {
+    /// Starts sending what the buffer holds as the next part; a part before
+    /// the last also touches the marker, so the sweep sees the upload written
+    /// to (the shutdown rewrites it after the last).
+    fn send_part(&mut self, last: bool) {
         let number = self.parts.len() as i32 + 1;
         let body = ByteStream::from(std::mem::take(&mut self.buf));
         let request = self
@@ -64,8 +66,12 @@ impl PartWriter {
             .upload_id(&self.upload_id)
             .part_number(number)
             .body(body);
+        let (store, name) = (self.store.clone(), self.name.clone());
         self.sending = Some(Box::pin(async move {
             let sent = request.send().await.map_err(sdk_error)?;
+            if !last {
+                store.put_marker(&name, None).await?;
+            }
             Ok(CompletedPart::builder()
                 .part_number(number)
                 .set_e_tag(sent.e_tag().map(str::to_string))
@@ -96,7 +102,7 @@ impl AsyncWrite for PartWriter {
             if this.buf.len() < PART_SIZE {
                 break;
             }
-            this.send_part();
+            this.send_part(false);
         }
         let room = PART_SIZE - this.buf.len();
         let n = data.len().min(room);
@@ -122,7 +128,7 @@ impl AsyncWrite for PartWriter {
         let this = self.get_mut();
         ready!(this.poll_sent(cx))?;
         if !this.buf.is_empty() {
-            this.send_part();
+            this.send_part(true);
             ready!(this.poll_sent(cx))?;
         }
         if this.finished {

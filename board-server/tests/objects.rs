@@ -1,6 +1,7 @@
-//! A server process killed in the middle of a streaming upload to the object
-//! store: the open multipart upload it leaves is found and aborted by the sweep
-//! of the next start, and no row was ever written.
+//! Server processes on the object store: a start-up with a bucket that cannot
+//! be reached stops with what was tried and what to set; a server killed in the
+//! middle of a streaming upload leaves an open multipart upload that the sweep
+//! of the next start finds and aborts, and no row was ever written.
 
 use std::time::Duration;
 
@@ -68,5 +69,36 @@ on_the_object_store! {
         assert!(rows.is_empty(), "no row: {rows:?}");
         board.close().await;
         drop(again);
+    }
+}
+
+on_the_object_store! {
+    async fn an_unreachable_bucket_stops_the_start_with_what_to_set(target) {
+        let db = TestDb::new(target).await;
+        let missing = format!("s3://missing-{}", cuid2::create_id());
+        let refused = "http://127.0.0.1:1";
+        for (url, endpoint, why) in [
+            (missing.as_str(), None, "the bucket does not exist"),
+            (db.files_url.as_deref().unwrap(), Some(refused), "Connection refused"),
+        ] {
+            let mut cmd = tokio::process::Command::new(SERVER);
+            cmd.env("BOARD_DATABASE_URL", &db.url)
+                .env("BOARD_FILES_URL", url)
+                .env("BOARD_LISTEN", "127.0.0.1:0")
+                .stdin(std::process::Stdio::null());
+            if let Some(e) = endpoint {
+                cmd.env("AWS_ENDPOINT_URL", e);
+            }
+            let out = tokio::time::timeout(Duration::from_secs(60), cmd.output()).await.unwrap().unwrap();
+            assert!(!out.status.success(), "{url}: the server must not start");
+            let err = String::from_utf8_lossy(&out.stderr);
+            let line = err.lines().last().unwrap_or_default();
+            let bucket = url.trim_start_matches("s3://").split('/').next().unwrap();
+            let at = endpoint.map(str::to_string).or_else(|| std::env::var("AWS_ENDPOINT_URL").ok()).unwrap();
+            for word in [bucket, &at, why, "AWS_ENDPOINT_URL", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
+                assert!(line.contains(word), "{word:?} missing from {line:?}");
+            }
+            assert!(!String::from_utf8_lossy(&out.stdout).contains("token"), "no first-run token printed");
+        }
     }
 }
