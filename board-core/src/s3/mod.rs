@@ -41,6 +41,8 @@ struct Inner {
     bucket: String,
     /// `""` or `"PREFIX/"`.
     prefix: String,
+    /// The places for whole parts in memory ([`upload::PARTS_IN_MEMORY`]).
+    parts_in_memory: Arc<tokio::sync::Semaphore>,
     /// Uploads this process opened and has not completed or aborted yet:
     /// stored name → upload id and, once written, the parts.
     open: Mutex<HashMap<String, Open>>,
@@ -166,6 +168,7 @@ impl S3Store {
                 client,
                 bucket,
                 prefix,
+                parts_in_memory: Arc::new(tokio::sync::Semaphore::new(upload::PARTS_IN_MEMORY)),
                 open: Mutex::new(HashMap::new()),
             }),
         })

@@ -1,6 +1,8 @@
 //! The writer of an S3 temporary: bytes gathered into parts of [`PART_SIZE`],
 //! each sent with `UploadPart` before more is taken, so an upload holds at most
-//! one part in memory. Shutting it down sends the last part, writes the list
+//! one part in memory, and a server at most [`PARTS_IN_MEMORY`] (a file that
+//! outgrows its first small buffer waits for one of those places; meanwhile
+//! its request body is not read). Shutting it down sends the last part, writes the list
 //! of parts into the marker and hands it to the store, which completes the
 //! upload on publish.
 
@@ -22,6 +24,11 @@ pub(crate) const PART_SIZE: usize = 5 * 1024 * 1024;
 /// What a small file starts with; a file that outgrows it gets a whole part.
 const FIRST_BUFFER: usize = 256 * 1024;
 
+/// How many whole parts one server holds in memory at once, over all uploads.
+pub(crate) const PARTS_IN_MEMORY: usize = 2;
+
+type Permit = tokio::sync::OwnedSemaphorePermit;
+
 pub(super) struct PartWriter {
     store: S3Store,
     name: String,
@@ -30,6 +37,10 @@ pub(super) struct PartWriter {
     buf: Vec<u8>,
     parts: Vec<CompletedPart>,
     sending: Option<BoxFuture<'static, io::Result<CompletedPart>>>,
+    /// The place of the part being gathered among [`PARTS_IN_MEMORY`], and
+    /// the wait for one.
+    permit: Option<Permit>,
+    waiting: Option<BoxFuture<'static, Option<Permit>>>,
     /// The marker being written with the list of parts, at shutdown.
     closing: Option<BoxFuture<'static, io::Result<()>>>,
     finished: bool,
@@ -45,6 +56,8 @@ impl PartWriter {
             buf: Vec::new(),
             parts: Vec::new(),
             sending: None,
+            permit: None,
+            waiting: None,
             closing: None,
             finished: false,
         }
@@ -56,6 +69,8 @@ impl PartWriter {
     fn send_part(&mut self, last: bool) {
         let number = self.parts.len() as i32 + 1;
         let body = ByteStream::from(std::mem::take(&mut self.buf));
+        // The place is given back once the part is sent and its bytes dropped.
+        let permit = self.permit.take();
         let request = self
             .store
             .inner
@@ -69,6 +84,7 @@ impl PartWriter {
         let (store, name) = (self.store.clone(), self.name.clone());
         self.sending = Some(Box::pin(async move {
             let sent = request.send().await.map_err(sdk_error)?;
+            drop(permit);
             if !last {
                 store.put_marker(&name, None).await?;
             }
@@ -106,6 +122,15 @@ impl AsyncWrite for PartWriter {
         }
         let room = PART_SIZE - this.buf.len();
         let n = data.len().min(room);
+        if this.buf.len() + n > FIRST_BUFFER && this.permit.is_none() {
+            let places = this.store.inner.parts_in_memory.clone();
+            let waiting = this
+                .waiting
+                .get_or_insert_with(|| Box::pin(async move { places.acquire_owned().await.ok() }));
+            let permit = ready!(waiting.as_mut().poll(cx));
+            this.waiting = None;
+            this.permit = Some(permit.ok_or_else(|| io::Error::other("the store is closed"))?);
+        }
         if this.buf.capacity() - this.buf.len() < n {
             // One small buffer, then straight to a whole part: no doubling
             // past the part size, no copy of a nearly full part.
