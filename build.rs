@@ -1,11 +1,17 @@
 //! Tells the end-to-end tests whether PostgreSQL is configured, so that the
 //! PostgreSQL variant of each test is compiled as `#[ignore]` (and reported as
-//! ignored, never as passed) when `BOARD_TEST_POSTGRES_URL` is not set.
+//! ignored, never as passed) when `BOARD_TEST_POSTGRES_URL` is not set; the
+//! same for the object-store variants (`on_every_store!`) and `BOARD_TEST_S3_URL`.
 //! The build script of every package whose tests use `on_both_backends!`
 //! (the root, board-server and board-cli name this file as `build`).
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(board_test_postgres)");
+    println!("cargo::rustc-check-cfg=cfg(board_test_s3)");
+    println!("cargo::rerun-if-env-changed=BOARD_TEST_S3_URL");
+    if std::env::var("BOARD_TEST_S3_URL").is_ok_and(|v| !v.is_empty()) {
+        println!("cargo::rustc-cfg=board_test_s3");
+    }
     // Only the variable: cargo reruns a build script whose source changed anyway.
     println!("cargo::rerun-if-env-changed=BOARD_TEST_POSTGRES_URL");
     if std::env::var("BOARD_TEST_POSTGRES_URL").is_ok_and(|v| !v.is_empty()) {

@@ -9,7 +9,10 @@
 //! 1. eight concurrent 10 MiB uploads, then the server's peak RSS (VmHWM);
 //! 2. `POST /api/cards/[id]/comments` at 32 connections (1,000 requests, which
 //!    leaves the card with 1,000 comments);
-//! 3. `GET /api/cards/[id]/comments` of that card at 32 connections.
+//! 3. `GET /api/cards/[id]/comments` of that card at 32 connections;
+//! 4. with `BOARD_TEST_S3_URL=s3://BUCKET` (and the `AWS_…` variables of the
+//!    server holding it) set: the eight uploads again, against a fresh server
+//!    with `--files-url` in that bucket, with its own peak RSS.
 //!
 //! Prints requests/s and p50/p99 latencies. Bounded request counts; no assertion.
 
@@ -36,95 +39,15 @@ async fn main() {
         "run `cargo build --release -p board-server` first"
     );
     let dir = std::env::temp_dir().join(format!("board-load-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut child = tokio::process::Command::new(exe)
-        .env(
-            "BOARD_DATABASE_URL",
-            format!("sqlite://{}/board.db", dir.display()),
-        )
-        .env("BOARD_FILES_DIR", dir.join("files"))
-        .env("BOARD_LISTEN", "127.0.0.1:0")
-        .env("BOARD_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start board-server");
-    let pid = child.id().expect("pid");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let (mut token, mut base, mut tenant) = (String::new(), String::new(), String::new());
-    while let Some(line) = lines.next_line().await.unwrap() {
-        if let Some(t) = line.strip_prefix("Bearer token (shown once): ") {
-            token = t.to_string();
-        }
-        if let Some(i) = line.find("(tenant ") {
-            tenant = line[i + 8..].split(')').next().unwrap().to_string();
-        }
-        if let Some(a) = line.strip_prefix("board-server listening on ") {
-            base = a.to_string();
-            break;
-        }
-    }
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let (mut child, server) = start(&exe, &dir, None).await;
+    let Server {
+        pid, base, token, ..
+    } = server.clone();
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(CONNECTIONS)
         .build()
         .unwrap();
-    let created: Value = http
-        .post(format!("{base}/api/cards"))
-        .bearer_auth(&token)
-        .json(&json!({"tenantId": tenant, "title": "Load"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let card = created["id"].as_str().expect("card").to_string();
-    println!("server pid {pid}, base {base}, card {card}");
-    println!("rss before: {}", status_field(pid, "VmRSS"));
-
-    // 1. Eight concurrent 10 MiB uploads.
-    let mut body = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    body.resize(UPLOAD_BYTES, 0);
-    let body = Arc::new(body);
-    let start = Instant::now();
-    let mut tasks = Vec::new();
-    for i in 0..UPLOADS {
-        let (http, base, token, card, body) = (
-            http.clone(),
-            base.clone(),
-            token.clone(),
-            card.clone(),
-            body.clone(),
-        );
-        tasks.push(tokio::spawn(async move {
-            let part =
-                reqwest::multipart::Part::bytes(body.to_vec()).file_name(format!("big-{i}.png"));
-            let form = reqwest::multipart::Form::new().part("files", part);
-            let res = http
-                .post(format!("{base}/api/cards/{card}/attachments"))
-                .bearer_auth(&token)
-                .multipart(form)
-                .send()
-                .await
-                .unwrap();
-            res.status().as_u16()
-        }));
-    }
-    let mut statuses = Vec::new();
-    for t in tasks {
-        statuses.push(t.await.unwrap());
-    }
-    println!(
-        "uploads: {UPLOADS} x {} MiB concurrently in {:.2} s, statuses {statuses:?}",
-        UPLOAD_BYTES >> 20,
-        start.elapsed().as_secs_f64()
-    );
-    println!(
-        "peak RSS after uploads (VmHWM): {}",
-        status_field(pid, "VmHWM")
-    );
+    let card = uploads(&http, &server, "local folder").await;
 
     // 2. Comment POSTs at 32 connections.
     let post = run(&http, POSTS, |http| {
@@ -184,7 +107,147 @@ async fn main() {
         status_field(pid, "VmHWM")
     );
     child.kill().await.ok();
+
+    // 4. The same uploads to the object store, on a fresh server.
+    if let Ok(bucket) = std::env::var("BOARD_TEST_S3_URL") {
+        let url = format!(
+            "{}/load-{}",
+            bucket.trim_end_matches('/'),
+            std::process::id()
+        );
+        let dir = dir.join("s3");
+        std::fs::create_dir_all(&dir).unwrap();
+        let (mut child, server) = start(&exe, &dir, Some(&url)).await;
+        uploads(&http, &server, &url).await;
+        child.kill().await.ok();
+    }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[derive(Clone)]
+struct Server {
+    pid: u32,
+    base: String,
+    token: String,
+    tenant: String,
+}
+
+/// Starts the release server on a fresh SQLite database in `dir`, its files in
+/// `dir/files` or in the bucket `files_url`; waits for it to listen.
+async fn start(
+    exe: &std::path::Path,
+    dir: &std::path::Path,
+    files_url: Option<&str>,
+) -> (tokio::process::Child, Server) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut cmd = tokio::process::Command::new(exe);
+    cmd.env(
+        "BOARD_DATABASE_URL",
+        format!("sqlite://{}/board.db", dir.display()),
+    )
+    .env("BOARD_FILES_DIR", dir.join("files"))
+    .env("BOARD_LISTEN", "127.0.0.1:0")
+    .env("BOARD_LOG", "warn")
+    .env_remove("BOARD_FILES_URL")
+    .stdout(Stdio::piped())
+    .stderr(Stdio::inherit())
+    .kill_on_drop(true);
+    if let Some(url) = files_url {
+        cmd.env("BOARD_FILES_URL", url);
+    }
+    let mut child = cmd.spawn().expect("start board-server");
+    let pid = child.id().expect("pid");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let (mut token, mut base, mut tenant) = (String::new(), String::new(), String::new());
+    while let Some(line) = lines.next_line().await.unwrap() {
+        if let Some(t) = line.strip_prefix("Bearer token (shown once): ") {
+            token = t.to_string();
+        }
+        if let Some(i) = line.find("(tenant ") {
+            tenant = line[i + 8..].split(')').next().unwrap().to_string();
+        }
+        if let Some(a) = line.strip_prefix("board-server listening on ") {
+            base = a.to_string();
+            break;
+        }
+    }
+    assert!(!base.is_empty(), "board-server did not start");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let server = Server {
+        pid,
+        base,
+        token,
+        tenant,
+    };
+    (child, server)
+}
+
+/// Eight concurrent 10 MiB uploads to a new card; prints the time and the
+/// server's peak RSS; returns the card.
+async fn uploads(http: &reqwest::Client, server: &Server, store: &str) -> String {
+    let Server {
+        pid,
+        base,
+        token,
+        tenant,
+    } = server.clone();
+    let created: Value = http
+        .post(format!("{base}/api/cards"))
+        .bearer_auth(&token)
+        .json(&json!({"tenantId": tenant, "title": "Load"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let card = created["id"].as_str().expect("card").to_string();
+    println!("server pid {pid}, base {base}, card {card}");
+    println!("rss before: {}", status_field(pid, "VmRSS"));
+
+    // 1. Eight concurrent 10 MiB uploads.
+    let mut body = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    body.resize(UPLOAD_BYTES, 0);
+    let body = Arc::new(body);
+    let start = Instant::now();
+    let mut tasks = Vec::new();
+    for i in 0..UPLOADS {
+        let (http, base, token, card, body) = (
+            http.clone(),
+            base.clone(),
+            token.clone(),
+            card.clone(),
+            body.clone(),
+        );
+        tasks.push(tokio::spawn(async move {
+            let part =
+                reqwest::multipart::Part::bytes(body.to_vec()).file_name(format!("big-{i}.png"));
+            let form = reqwest::multipart::Form::new().part("files", part);
+            let res = http
+                .post(format!("{base}/api/cards/{card}/attachments"))
+                .bearer_auth(&token)
+                .multipart(form)
+                .send()
+                .await
+                .unwrap();
+            res.status().as_u16()
+        }));
+    }
+    let mut statuses = Vec::new();
+    for t in tasks {
+        statuses.push(t.await.unwrap());
+    }
+    println!(
+        "uploads to {store}: {UPLOADS} x {} MiB concurrently in {:.2} s, statuses {statuses:?}",
+        UPLOAD_BYTES >> 20,
+        start.elapsed().as_secs_f64()
+    );
+    println!(
+        "peak RSS after uploads (VmHWM): {}",
+        status_field(pid, "VmHWM")
+    );
+
+    card
 }
 
 struct Outcome {

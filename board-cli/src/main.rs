@@ -45,6 +45,9 @@ struct Cli {
     /// Folder of stored attachment files.
     #[arg(long, global = true, env = "BOARD_FILES_DIR", default_value = board_core::DEFAULT_FILES_DIR)]
     files_dir: PathBuf,
+    /// Files in an S3-compatible bucket: s3://BUCKET[/PREFIX] (and the AWS_* settings)
+    #[arg(long, global = true, env = "BOARD_FILES_URL")]
+    files_url: Option<String>,
     /// Print one JSON value on stdout instead of tables and lines.
     #[arg(long, global = true)]
     json: bool,
@@ -114,13 +117,14 @@ async fn main() -> ExitCode {
 
 async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     let mut options = Options::new(&cli.database_url);
-    options.files_dir = cli.files_dir.clone();
+    options.files_dir = cli.files_dir;
+    options.files_url = cli.files_url;
     options.max_connections = 2;
     // Only `board init` creates a missing SQLite file: elsewhere a mistyped
     // path or another working folder is refused, not silently made new.
     // An import fills a new database, so it may create it too.
     options.create_missing = matches!(cli.command, Command::Init | Command::Import(_));
-    let board = Board::open_with(options).await?;
+    let board = Board::open_with(options.clone()).await?;
     let result = match cli.command {
         Command::Init => {
             out.value(
@@ -141,7 +145,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::History(args) => history::run(&board, out, args).await,
         Command::Flow(args) => flow::run(&board, out, args).await,
         Command::Gc => gc::run(&board, out).await,
-        Command::Copy(args) => transfer::copy(&board, cli.files_dir, out, args).await,
+        Command::Copy(args) => transfer::copy(&board, &options, out, args).await,
         Command::Export(args) => transfer::export(&board, out, args).await,
         Command::Import(args) => transfer::import(&board, out, args).await,
     };

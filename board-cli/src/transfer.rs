@@ -21,10 +21,11 @@ pub struct CopyArgs {
     /// hold no data (a database `board init` just created).
     #[arg(long, value_name = "URL")]
     to: String,
-    /// Copy the stored files into this folder too (for now a local folder only). Without it,
-    /// the target is meant to use the same files location as the source.
-    #[arg(long, value_name = "DIR")]
-    files_to: Option<PathBuf>,
+    /// Copy the stored files too, into this folder or object store (s3://BUCKET[/PREFIX], with
+    /// the AWS variables of --files-url). Without it, the target is meant to use the same files
+    /// location as the source.
+    #[arg(long, value_name = "DIR|s3://…")]
+    files_to: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -98,22 +99,25 @@ fn summary(out: &Out, report: &TransferReport) {
     out.table(report, &["table", "rows"], rows);
 }
 
+/// `source` gives the files location the target keeps without `--files-to`.
 pub async fn copy(
     board: &Board,
-    files_dir: PathBuf,
+    source: &Options,
     out: &Out,
     args: CopyArgs,
 ) -> anyhow::Result<()> {
-    if let Some(dir) = &args.files_to {
-        if dir.to_string_lossy().contains("://") {
-            bail!(
-                "--files-to takes a local folder for now, not {}",
-                dir.display()
-            );
+    let mut to = Options::new(&args.to);
+    match &args.files_to {
+        Some(url) if url.starts_with("s3://") => to.files_url = Some(url.clone()),
+        Some(dir) if dir.contains("://") => {
+            bail!("--files-to takes a local folder or s3://BUCKET[/PREFIX], not {dir}")
+        }
+        Some(dir) => to.files_dir = PathBuf::from(dir),
+        None => {
+            to.files_dir = source.files_dir.clone();
+            to.files_url = source.files_url.clone();
         }
     }
-    let mut to = Options::new(&args.to);
-    to.files_dir = args.files_to.clone().unwrap_or(files_dir);
     to.max_connections = 2;
     to.create_missing = true;
     let target = Board::open_with(to).await?;

@@ -5,7 +5,7 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 use testkit::process::Cli;
-use testkit::{self as common, on_both_backends, App, TestDb};
+use testkit::{self as common, on_both_backends, on_the_object_store, App, TestDb};
 
 /// The `board` binary cargo built for these tests.
 const BOARD: &str = env!("CARGO_BIN_EXE_board");
@@ -385,6 +385,43 @@ on_both_backends! {
     }
 }
 
+on_the_object_store! {
+    // `board gc --files-url s3://…` sweeps the bucket: an object whose row is
+    // gone is removed; an upload still open (in flight, within the hour) stays.
+    async fn gc_sweeps_the_bucket(target) {
+        use board_core::FileStore;
+        let app = common::spawn_app(target).await;
+        let card = app.card("Files").await;
+        let path = format!("/api/cards/{}/attachments", id(&card));
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0".to_vec();
+        let r = app.upload(&app.token, &path, &[("files", "a.png", png)]).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let kept = r.body[0]["storedName"].as_str().unwrap().to_string();
+        // An object without a row (its row deleted, the removal lost), and an
+        // upload still being written.
+        let store = board_core::S3Store::connect(app.db.files_url.as_ref().unwrap()).await.unwrap();
+        let (orphan, in_flight) = (cuid2::create_id(), cuid2::create_id());
+        let mut w = store.create_temp(&orphan).await.unwrap();
+        tokio::io::AsyncWriteExt::write_all(&mut w, b"left behind").await.unwrap();
+        tokio::io::AsyncWriteExt::shutdown(&mut w).await.unwrap();
+        store.publish(&orphan).await.unwrap();
+        let mut w = store.create_temp(&in_flight).await.unwrap();
+        tokio::io::AsyncWriteExt::write_all(&mut w, b"half an upload").await.unwrap();
+        let mut want = vec![kept.clone(), orphan.clone(), format!(".tmp-{in_flight}")];
+        want.sort();
+        assert_eq!(app.db.stored_files().await, want);
+
+        let out = app.cli(&["--json", "gc"]).await.ok();
+        assert_eq!(out["orphanFiles"], json!([orphan]), "{out}");
+        assert_eq!(out["tempFiles"], json!([]), "{out}");
+        let mut want = vec![kept, format!(".tmp-{in_flight}")];
+        want.sort();
+        assert_eq!(app.db.stored_files().await, want);
+        store.discard(&in_flight).await.unwrap();
+        drop(w);
+    }
+}
+
 /// Every command but `board init` refuses a SQLite file that does not exist,
 /// instead of making a new, empty database.
 #[tokio::test]
@@ -426,6 +463,7 @@ fn cli_reference_is_current() {
             .arg("--help")
             .env_remove("BOARD_DATABASE_URL")
             .env_remove("BOARD_FILES_DIR")
+            .env_remove("BOARD_FILES_URL")
             .output()
             .expect("run board");
         assert!(out.status.success(), "{args:?}");

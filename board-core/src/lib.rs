@@ -283,6 +283,7 @@ mod ids;
 mod openapi;
 mod query;
 mod relations;
+mod s3;
 mod settings;
 mod sweep;
 mod text;
@@ -320,6 +321,7 @@ pub use ids::{
 };
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
+pub use s3::S3Store;
 pub use settings::{ColumnScope, Settings, SettingsPatch};
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
 pub use text::{CommentText, InvalidText, Name};
@@ -341,8 +343,11 @@ pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 10 * 1024 * 1024;
 pub struct Options {
     /// `sqlite://PATH` or `postgres://…`.
     pub database_url: String,
-    /// Where attachment files are stored.
+    /// Where attachment files are stored (when `files_url` is not set).
     pub files_dir: PathBuf,
+    /// `s3://BUCKET[/PREFIX]`: attachment files in an S3-compatible object
+    /// store ([`S3Store`]) instead of `files_dir`.
+    pub files_url: Option<String>,
     /// The most connections the pool opens.
     pub max_connections: u32,
     /// Whether a missing SQLite file (and its folder) is created (default); the
@@ -356,8 +361,11 @@ pub struct Options {
     pub max_attachment_bytes: u64,
     /// Whether uploads are accepted at all (the installation's switch).
     pub attachments_enabled: bool,
-    /// Another file store than the local folder `files_dir` (e.g. an object store).
+    /// Another file store than `files_url` or the local folder `files_dir`.
     pub file_store: Option<Arc<dyn FileStore>>,
+    /// How long a temporary may sit before the sweep counts it as left by a
+    /// crash (default [`TEMP_GRACE`], 1 h).
+    pub temp_grace: std::time::Duration,
 }
 
 impl Options {
@@ -366,12 +374,14 @@ impl Options {
         Options {
             database_url: database_url.into(),
             files_dir: PathBuf::from(DEFAULT_FILES_DIR),
+            files_url: None,
             max_connections: 16,
             acquire_timeout: std::time::Duration::from_secs(5),
             create_missing: true,
             max_attachment_bytes: DEFAULT_MAX_ATTACHMENT_BYTES,
             attachments_enabled: true,
             file_store: None,
+            temp_grace: TEMP_GRACE,
         }
     }
 }
@@ -396,6 +406,7 @@ pub struct Board {
     store: Arc<dyn FileStore>,
     max_attachment_bytes: u64,
     attachments_enabled: bool,
+    temp_grace: std::time::Duration,
     writers: db::WriteQueue,
     feed: events::Feed,
     database_url: String,
@@ -408,7 +419,7 @@ impl Board {
     }
 
     /// Opens a board: connects, creates a missing SQLite file, runs migrations,
-    /// and creates the files folder.
+    /// and creates the files folder (or checks that the bucket of `files_url` answers).
     pub async fn open_with(options: Options) -> Result<Board> {
         let (pool, backend) = db::connect(
             &options.database_url,
@@ -417,9 +428,10 @@ impl Board {
             options.create_missing,
         )
         .await?;
-        let store = match options.file_store {
-            Some(store) => store,
-            None => Arc::new(LocalDir::new(&options.files_dir).map_err(|e| {
+        let store = match (options.file_store, &options.files_url) {
+            (Some(store), _) => store,
+            (None, Some(url)) => Arc::new(S3Store::connect(url).await?),
+            (None, None) => Arc::new(LocalDir::new(&options.files_dir).map_err(|e| {
                 Error::Config(format!(
                     "cannot create {}: {e}",
                     options.files_dir.display()
@@ -432,6 +444,7 @@ impl Board {
             store,
             max_attachment_bytes: options.max_attachment_bytes,
             attachments_enabled: options.attachments_enabled,
+            temp_grace: options.temp_grace,
             writers: db::WriteQueue::default(),
             feed: events::Feed::default(),
             database_url: options.database_url,

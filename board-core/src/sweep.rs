@@ -52,7 +52,7 @@ impl Board {
                     self.store.remove(&e.name).await?;
                     report.orphan_files.push(e.name);
                 }
-                (true, _) if e.idle < TEMP_GRACE => {}
+                (true, _) if e.idle < self.temp_grace => {}
                 (true, true) => {
                     self.store.publish(&e.name).await?;
                     report.recovered.push(e.name);

@@ -26,6 +26,11 @@ pub struct Config {
     /// Folder of stored attachment files.
     #[arg(long, env = "BOARD_FILES_DIR", default_value = board_core::DEFAULT_FILES_DIR)]
     pub files_dir: PathBuf,
+    /// Keep attachment files in an S3-compatible object store instead:
+    /// s3://BUCKET[/PREFIX]. The endpoint, region and credentials come from
+    /// AWS_ENDPOINT_URL, AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY.
+    #[arg(long, env = "BOARD_FILES_URL", value_name = "s3://BUCKET[/PREFIX]")]
+    pub files_url: Option<String>,
     /// Address to listen on (port 0 picks a free port).
     #[arg(long, env = "BOARD_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
@@ -57,6 +62,10 @@ pub struct Config {
     /// valid and still reaches its workspace (at most 60 s).
     #[arg(long, env = "BOARD_EVENTS_RECHECK", default_value = "30s", value_parser = parse_recheck, hide = true)]
     pub events_recheck: Duration,
+    /// How long an unfinished upload may sit before the sweep counts it as
+    /// left by a crash (tests set it to 0s to sweep at once).
+    #[arg(long, env = "BOARD_SWEEP_GRACE", default_value = "1h", value_parser = parse_duration, hide = true)]
+    pub sweep_grace: Duration,
 }
 
 /// A duration: a whole number with a unit, `s`, `m`, `h` or `d` (`90m`, `24h`).

@@ -64,6 +64,8 @@ impl Server {
         let addr = listener.local_addr()?;
         let mut options = Options::new(&config.database_url);
         options.files_dir = config.files_dir.clone();
+        options.files_url = config.files_url.clone();
+        options.temp_grace = config.sweep_grace;
         options.max_attachment_bytes = config.max_attachment_bytes;
         options.attachments_enabled = config.attachments == config::Switch::On;
         let board = Board::open_with(options).await?;

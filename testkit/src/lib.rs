@@ -36,6 +36,40 @@ pub enum Backend {
     Postgres,
 }
 
+/// Where a test's files live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Files {
+    /// A local folder (`--files-dir`).
+    Local,
+    /// A prefix of its own in the bucket `BOARD_TEST_S3_URL` names (`--files-url`).
+    S3,
+}
+
+/// What a test runs on: a database and a file store. A bare [`Backend`] is
+/// that database with local files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Target {
+    pub db: Backend,
+    pub files: Files,
+}
+
+impl From<Backend> for Target {
+    fn from(db: Backend) -> Target {
+        Target {
+            db,
+            files: Files::Local,
+        }
+    }
+}
+
+/// The bucket (`s3://BUCKET[/PREFIX]`) object-store tests may use, if any; the
+/// endpoint and credentials are the process's `AWS_…` variables.
+pub fn s3_url() -> Option<String> {
+    std::env::var("BOARD_TEST_S3_URL")
+        .ok()
+        .filter(|s| !s.is_empty())
+}
+
 /// The PostgreSQL server tests may create databases on, if any.
 pub fn postgres_url() -> Option<String> {
     std::env::var("BOARD_TEST_POSTGRES_URL")
@@ -73,6 +107,89 @@ macro_rules! on_both_backends {
     };
 }
 
+/// Expands each test body into four variants, one per database and file
+/// store: `NAME::sqlite` and `NAME::postgres` on a local folder,
+/// `NAME::s3_sqlite` and `NAME::s3_postgres` on the object store. The body
+/// takes a [`Target`]. A variant whose database or store is not configured at
+/// build time (`BOARD_TEST_POSTGRES_URL`, `BOARD_TEST_S3_URL`) is `#[ignore]`d,
+/// so the summary reports it as ignored, never as passed.
+#[macro_export]
+macro_rules! on_every_store {
+    ($(async fn $name:ident($target:ident) $body:block)*) => {
+        $(
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                async fn body($target: $crate::Target) $body
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn sqlite() {
+                    body($crate::Backend::Sqlite.into()).await
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                #[cfg_attr(not(board_test_postgres), ignore = "BOARD_TEST_POSTGRES_URL is not set")]
+                async fn postgres() {
+                    body($crate::Backend::Postgres.into()).await
+                }
+
+                $crate::object_store_variants!();
+            }
+        )*
+    };
+}
+
+/// Expands each test body about the object store itself into
+/// `NAME::s3_sqlite` and `NAME::s3_postgres` (the body takes a [`Target`]),
+/// ignored like [`on_every_store!`]'s when not configured.
+#[macro_export]
+macro_rules! on_the_object_store {
+    ($(async fn $name:ident($target:ident) $body:block)*) => {
+        $(
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                async fn body($target: $crate::Target) $body
+
+                $crate::object_store_variants!();
+            }
+        )*
+    };
+}
+
+/// The two object-store variants of a test whose `body` takes a [`Target`]
+/// (part of [`on_every_store!`] and [`on_the_object_store!`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! object_store_variants {
+    () => {
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        #[cfg_attr(not(board_test_s3), ignore = "BOARD_TEST_S3_URL is not set")]
+        async fn s3_sqlite() {
+            body($crate::Target {
+                db: $crate::Backend::Sqlite,
+                files: $crate::Files::S3,
+            })
+            .await
+        }
+
+        #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+        #[cfg_attr(
+            not(all(board_test_s3, board_test_postgres)),
+            ignore = "BOARD_TEST_S3_URL or BOARD_TEST_POSTGRES_URL is not set"
+        )]
+        async fn s3_postgres() {
+            body($crate::Target {
+                db: $crate::Backend::Postgres,
+                files: $crate::Files::S3,
+            })
+            .await
+        }
+    };
+}
+
 /// A scratch folder removed on drop.
 pub struct TempDir(PathBuf);
 
@@ -106,20 +223,33 @@ impl Drop for TempDir {
     }
 }
 
-/// A fresh, empty database and a files folder; dropped with the test.
+/// A fresh, empty database and a files folder (or a fresh prefix of the test
+/// bucket); dropped with the test.
 pub struct TestDb {
     pub url: String,
     pub dir: TempDir,
+    /// `s3://BUCKET/PREFIX` when the files are in the object store.
+    pub files_url: Option<String>,
     pg_name: Option<(String, String)>,
 }
 
 impl TestDb {
-    pub async fn new(backend: Backend) -> TestDb {
+    pub async fn new(target: impl Into<Target>) -> TestDb {
+        let target = target.into();
         let dir = TempDir::new();
-        match backend {
+        let files_url = match target.files {
+            Files::Local => None,
+            Files::S3 => Some(format!(
+                "{}/test-{}",
+                s3_url().expect("BOARD_TEST_S3_URL").trim_end_matches('/'),
+                cuid2::create_id()
+            )),
+        };
+        match target.db {
             Backend::Sqlite => TestDb {
                 url: format!("sqlite://{}/board.db", dir.path().display()),
                 dir,
+                files_url,
                 pg_name: None,
             },
             Backend::Postgres => {
@@ -135,6 +265,7 @@ impl TestDb {
                 TestDb {
                     url: replace_database(&admin, &name),
                     dir,
+                    files_url,
                     pg_name: Some((admin, name)),
                 }
             }
@@ -150,9 +281,51 @@ impl TestDb {
     pub async fn open(&self) -> Board {
         let mut o = board_core::Options::new(&self.url);
         o.files_dir = self.files_dir();
+        o.files_url = self.files_url.clone();
         o.max_connections = 2;
         Board::open_with(o).await.expect("open board")
     }
+
+    /// Every name in the test's file store, sorted: in the folder, every entry;
+    /// in the bucket, every object and open upload under the test's prefix
+    /// (an open upload as `.tmp-NAME`, like a temporary file).
+    pub async fn stored_files(&self) -> Vec<String> {
+        use board_core::FileStore;
+        let Some(url) = &self.files_url else {
+            return files_in(&self.files_dir());
+        };
+        let store = board_core::S3Store::connect(url)
+            .await
+            .expect("the test bucket");
+        let mut names: Vec<String> = store
+            .list()
+            .await
+            .expect("list the test bucket")
+            .into_iter()
+            .map(|e| {
+                if e.temporary {
+                    format!(".tmp-{}", e.name)
+                } else {
+                    e.name
+                }
+            })
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// Names in a folder, sorted (temporaries included); none when it is missing.
+pub fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
 }
 
 /// `postgres://u@h:p/db?x` with `db` replaced by `name`.
@@ -205,6 +378,9 @@ pub fn config(db: &TestDb, env: &[(&str, &str)]) -> Config {
         ("--files-dir".into(), files_dir),
         ("--listen".into(), "127.0.0.1:0".into()),
     ];
+    if let Some(url) = &db.files_url {
+        settings.push(("--files-url".into(), url.clone()));
+    }
     for (name, value) in env {
         let flag = Config::command()
             .get_arguments()
@@ -295,14 +471,14 @@ pub struct App {
 }
 
 /// A fresh database and a server on it, bootstrapped.
-pub async fn spawn_app(backend: Backend) -> App {
-    spawn_app_with(backend, &[]).await
+pub async fn spawn_app(target: impl Into<Target>) -> App {
+    spawn_app_with(target, &[]).await
 }
 
 /// [`spawn_app`] with more server settings, named by their environment
 /// variables (`BOARD_…`), applied as flags (see [`config`]).
-pub async fn spawn_app_with(backend: Backend, env: &[(&str, &str)]) -> App {
-    let db = TestDb::new(backend).await;
+pub async fn spawn_app_with(target: impl Into<Target>, env: &[(&str, &str)]) -> App {
+    let db = TestDb::new(target).await;
     app_on(db, env).await
 }
 
@@ -351,6 +527,24 @@ impl App {
         body: Option<Value>,
     ) -> Res {
         request(&self.http, base, token, method, path, body).await
+    }
+
+    /// POSTs a multipart form of `(field, file name, bytes)` parts with `token`
+    /// (empty: no credential).
+    pub async fn upload(&self, token: &str, path: &str, parts: &[(&str, &str, Vec<u8>)]) -> Res {
+        let mut form = reqwest::multipart::Form::new();
+        for (field, name, bytes) in parts {
+            let part = reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.to_string());
+            form = form.part(field.to_string(), part);
+        }
+        let mut req = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .multipart(form);
+        if !token.is_empty() {
+            req = req.bearer_auth(token);
+        }
+        read(req.send().await.expect("request")).await
     }
 
     /// Sends a raw request (custom headers and body bytes).

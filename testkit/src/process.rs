@@ -42,6 +42,7 @@ pub async fn start_server(bin: &str, db: &TestDb, env: &[(&str, &str)]) -> Serve
                 .expect("log file"),
         ))
         .kill_on_drop(true);
+    files_url(&mut cmd, db);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -105,17 +106,24 @@ impl Cli {
 
 /// Runs the `board` binary `bin` on `db`.
 pub async fn cli(bin: impl AsRef<Path>, db: &TestDb, args: &[&str]) -> Cli {
-    let out = Command::new(bin.as_ref())
-        .args(args)
+    let mut cmd = Command::new(bin.as_ref());
+    cmd.args(args)
         .env("BOARD_DATABASE_URL", &db.url)
         .env("BOARD_FILES_DIR", db.files_dir())
-        .stdin(Stdio::null())
-        .output()
-        .await
-        .expect("run board");
+        .stdin(Stdio::null());
+    files_url(&mut cmd, db);
+    let out = cmd.output().await.expect("run board");
     Cli {
         success: out.status.success(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// `BOARD_FILES_URL` for a test on the object store; never inherited otherwise.
+fn files_url(cmd: &mut Command, db: &TestDb) {
+    match &db.files_url {
+        Some(url) => cmd.env("BOARD_FILES_URL", url),
+        None => cmd.env_remove("BOARD_FILES_URL"),
+    };
 }

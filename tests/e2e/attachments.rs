@@ -6,7 +6,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::uploads::{files_in, id, pdf, png, upload};
 use serde_json::json;
-use testkit::{self as common, on_both_backends};
+use testkit::{self as common, on_both_backends, on_every_store};
 
 fn stored(v: &serde_json::Value) -> String {
     v["storedName"].as_str().expect("storedName").to_string()
@@ -20,7 +20,7 @@ fn leftover(dir: &std::path::Path, name: &str, age: Duration) {
     f.set_modified(SystemTime::now() - age).unwrap();
 }
 
-on_both_backends! {
+on_every_store! {
     async fn attach_list_download_delete(backend) {
         let app = common::spawn_app(backend).await;
         let card = id(&app.card("Files").await);
@@ -44,7 +44,7 @@ on_both_backends! {
             assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()));
             assert_eq!(a["url"], format!("/api/files/{name}"));
         }
-        assert_eq!(files_in(&app.db.files_dir()).len(), 3, "nothing outside the folder");
+        assert_eq!(app.db.stored_files().await.len(), 3, "nothing outside the folder");
 
         let list = app.call("GET", &path, None).await;
         assert_eq!(list.status, 200);
@@ -75,14 +75,14 @@ on_both_backends! {
         let del = app.call("DELETE", &one, None).await;
         assert_eq!(del.status, 200);
         assert_eq!(del.body, json!({"deleted": true}));
-        assert!(!app.db.files_dir().join(stored(&items[0])).exists());
+        assert!(!app.db.stored_files().await.contains(&stored(&items[0])));
         assert_eq!(get(stored(&items[0])).await.status(), 404);
         assert_eq!(app.call("DELETE", &one, None).await.status, 404);
         assert_eq!(app.call("GET", &path, None).await.body.as_array().unwrap().len(), 2);
 
         // Deleting the card removes its files too.
         assert_eq!(app.call("DELETE", &format!("/api/cards/{card}"), None).await.status, 200);
-        assert!(files_in(&app.db.files_dir()).is_empty());
+        assert!(app.db.stored_files().await.is_empty());
         assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
     }
 
@@ -112,7 +112,7 @@ on_both_backends! {
                 ),
                 "{name}: names the accepted formats: {message}"
             );
-            assert!(files_in(&app.db.files_dir()).is_empty(), "{name}: no file left");
+            assert!(app.db.stored_files().await.is_empty(), "{name}: no file left");
             assert_eq!(crate::uploads::attachment_rows(&app).await, 0, "{name}: no row left");
         }
         assert_eq!(app.call("GET", &path, None).await.body, json!([]));
@@ -128,7 +128,7 @@ on_both_backends! {
         over.push(0);
         let ok = upload(&app, &app.token, &path, &[("files", "exact.png", exact)]).await;
         assert_eq!(ok.status, 201, "exactly the maximum is fine");
-        let before = files_in(&app.db.files_dir());
+        let before = app.db.stored_files().await;
         assert_eq!(before.len(), 1);
         let mut huge = png();
         huge.resize(8 << 20, 7);
@@ -140,7 +140,7 @@ on_both_backends! {
             let r = upload(&app, &app.token, &path, &parts).await;
             assert_eq!(r.status, 413, "{:?}", r.body);
             assert_eq!(r.body["error"], "FILE_TOO_LARGE");
-            assert_eq!(files_in(&app.db.files_dir()), before, "no file left, temporaries included");
+            assert_eq!(app.db.stored_files().await, before, "no file left, temporaries included");
             assert_eq!(crate::uploads::attachment_rows(&app).await, 1, "no row left");
         }
         let r = upload(&app, &app.token, &format!("/api/cards/{card}/comments/uploads"), &[("files", "big.png", vec![0x89; 2048])]).await;
@@ -162,7 +162,7 @@ on_both_backends! {
             assert_eq!(json_body.status, 400, "not multipart: {:?}", json_body.body);
             assert_eq!(json_body.body["error"], "NO_FILE");
         }
-        assert!(files_in(&app.db.files_dir()).is_empty());
+        assert!(app.db.stored_files().await.is_empty());
         assert_eq!(crate::uploads::attachment_rows(&app).await, 0);
     }
 
@@ -181,7 +181,7 @@ on_both_backends! {
             let missing = path.replace(&card, &cuid2::create_id());
             assert_eq!(upload(&app, &app.token, &missing, &[("files", "a.png", png())]).await.status, 404);
         }
-        assert!(files_in(&app.db.files_dir()).is_empty());
+        assert!(app.db.stored_files().await.is_empty());
         let c = app.call("POST", &format!("/api/cards/{card}/comments"), Some(json!({"content": "still fine"}))).await;
         assert_eq!(c.status, 201, "comments work without attachments");
         assert_eq!(app.call("GET", &format!("/api/cards/{card}/attachments"), None).await.status, 200);
@@ -221,9 +221,13 @@ on_both_backends! {
             assert_eq!(res.status, 404, "{p}");
             assert_eq!(res.body["error"], "NOT_FOUND");
         }
-        assert_eq!(files_in(&app.db.files_dir()), vec![name]);
+        assert_eq!(app.db.stored_files().await, vec![name]);
     }
+}
 
+// What a crash leaves in a folder; the object store's leftovers:
+// objects.rs and board-server/tests/crash.rs.
+on_both_backends! {
     async fn start_up_sweep_removes_crash_leftovers(backend) {
         let mut app = common::spawn_app(backend).await;
         let card = id(&app.card("Crash").await);

@@ -2,13 +2,13 @@
 //! replacing and deleting images (files too), schema and domain failures, and
 //! the order of access checks.
 
-use crate::uploads::{files_in, id, png, upload};
+use crate::uploads::{id, png, upload};
 use serde_json::{json, Value};
-use testkit::{self as common, on_both_backends};
+use testkit::{self as common, on_every_store};
 
 const MARKDOWN: &str = "# Título ✓ 日本語  \n\ntrailing spaces   \n<div onclick=\"x()\">html <b>inside</b></div>\n\t- item\r\n  ";
 
-on_both_backends! {
+on_every_store! {
     async fn markdown_round_trips_byte_for_byte_in_order(backend) {
         let app = common::spawn_app(backend).await;
         let card = id(&app.card("Talk").await);
@@ -58,8 +58,7 @@ on_both_backends! {
         assert_eq!(up.body[0]["commentId"], Value::Null, "loose");
         let a_file = up.body[0]["storedName"].as_str().unwrap().to_string();
         let b_file = up.body[1]["storedName"].as_str().unwrap().to_string();
-        let dir = app.db.files_dir();
-        assert_eq!(files_in(&dir).len(), 2);
+        assert_eq!(app.db.stored_files().await.len(), 2);
 
         let path = format!("/api/cards/{card}/comments");
         let c = app.call("POST", &path, Some(json!({"content": "see ![a](x)", "attachmentIds": [a]}))).await;
@@ -99,15 +98,15 @@ on_both_backends! {
         assert_eq!(r.status, 200, "{:?}", r.body);
         let ids: Vec<&str> = r.body["attachments"].as_array().unwrap().iter().map(|x| x["id"].as_str().unwrap()).collect();
         assert_eq!(ids, vec![b.as_str()]);
-        assert!(!dir.join(&a_file).exists(), "the dropped image's file is gone");
+        assert!(!app.db.stored_files().await.contains(&a_file), "the dropped image's file is gone");
         assert_eq!(app.call("GET", &format!("/api/files/{a_file}"), None).await.status, 404);
-        assert!(dir.join(&b_file).exists());
+        assert!(app.db.stored_files().await.contains(&b_file));
         // Delete: its image and file go with it.
         assert_eq!(app.call("DELETE", &one, None).await.status, 200);
-        assert!(!dir.join(&b_file).exists());
+        assert!(!app.db.stored_files().await.contains(&b_file));
         assert_eq!(app.call("GET", &format!("/api/files/{b_file}"), None).await.status, 404);
         // An empty list unbinds everything: covered by replace; the card file and the foreign upload remain.
-        assert_eq!(files_in(&dir).len(), 2);
+        assert_eq!(app.db.stored_files().await.len(), 2);
         assert_eq!(crate::uploads::attachment_rows(&app).await, 2);
     }
 
@@ -190,7 +189,7 @@ on_both_backends! {
         let r = upload(&app, &viewer, &uploads_path, &[("files", "a.png", png())]).await;
         assert_eq!(r.status, 403);
         assert_eq!(r.body["error"], "FORBIDDEN");
-        assert!(crate::uploads::files_in(&app.db.files_dir()).is_empty(), "refused uploads store nothing");
+        assert!(app.db.stored_files().await.is_empty(), "refused uploads store nothing");
         // The member writes.
         assert_eq!(app.call_as(&member, "PATCH", &one, Some(json!({"content": "y"}))).await.status, 200);
         assert_eq!(app.call_as(&member, "DELETE", &one, None).await.status, 200);
@@ -204,7 +203,7 @@ on_both_backends! {
         assert_eq!(ok.status, 201, "{:?}", ok.body);
         assert_eq!(ok.body[0]["mimeType"], "image/gif");
         assert_eq!(ok.body[1]["mimeType"], "image/jpeg");
-        let before = files_in(&app.db.files_dir());
+        let before = app.db.stored_files().await;
         for bad in [crate::uploads::pdf(), b"just text".to_vec(), crate::uploads::svg()] {
             let r = upload(&app, &app.token, &path, &[("files", "x.png", png()), ("files", "y.png", bad)]).await;
             assert_eq!(r.status, 415, "{:?}", r.body);
@@ -215,7 +214,7 @@ on_both_backends! {
                  comment uploads take image/png, image/jpeg, image/gif, image/webp"
             );
         }
-        assert_eq!(files_in(&app.db.files_dir()), before, "no file left");
+        assert_eq!(app.db.stored_files().await, before, "no file left");
         assert_eq!(crate::uploads::attachment_rows(&app).await, 2, "no row left");
         let none = upload(&app, &app.token, &path, &[]).await;
         assert_eq!(none.status, 400);

@@ -14,6 +14,7 @@ mod comments;
 mod events;
 mod flow;
 mod history;
+mod objects;
 mod openapi;
 mod relations;
 mod schema;

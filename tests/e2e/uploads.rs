@@ -3,10 +3,7 @@
 //! the files folder.
 #![allow(dead_code)]
 
-use std::path::Path;
-
 use serde_json::Value;
-
 use testkit::{App, Res};
 
 pub fn png() -> Vec<u8> {
@@ -40,36 +37,10 @@ pub fn elf() -> Vec<u8> {
 
 /// POSTs a multipart form of `(field, file name, bytes)` parts with `token`.
 pub async fn upload(app: &App, token: &str, path: &str, parts: &[(&str, &str, Vec<u8>)]) -> Res {
-    let mut form = reqwest::multipart::Form::new();
-    for (field, name, bytes) in parts {
-        let part = reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.to_string());
-        form = form.part(field.to_string(), part);
-    }
-    let mut req = app.http.post(format!("{}{path}", app.base)).multipart(form);
-    if !token.is_empty() {
-        req = req.bearer_auth(token);
-    }
-    let res = req.send().await.expect("request");
-    let status = res.status().as_u16();
-    let bytes = res.bytes().await.expect("body");
-    Res {
-        status,
-        body: serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    }
+    app.upload(token, path, parts).await
 }
 
-/// Names in the files folder, sorted (temporaries included).
-pub fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok())
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
-}
+pub use testkit::files_in;
 
 /// Rows in the attachments table.
 pub async fn attachment_rows(app: &App) -> i64 {

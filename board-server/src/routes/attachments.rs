@@ -87,8 +87,51 @@ impl Multipart {
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
             .and_then(|ct| multer::parse_boundary(ct).ok())
-            .map(|boundary| multer::Multipart::new(body, boundary));
+            .map(|boundary| multer::Multipart::new(Paced::new(body), boundary));
         Multipart { form, field: None }
+    }
+}
+
+/// How much of the body multer takes in one go.
+const PACE: usize = 64 << 10;
+
+/// The request body handed to multer a little at a time. multer reads its
+/// stream until the stream is pending, so whatever the connection holds would be
+/// copied into its buffer at once: megabytes, when the client sends faster than
+/// a file is stored (a part going to the object store). After [`PACE`] bytes
+/// this stream says "pending" once (and asks to be polled again at once), so
+/// the server holds about that much of a body beyond the file's own buffer.
+struct Paced {
+    body: BodyStream,
+    taken: usize,
+}
+
+impl Paced {
+    fn new(body: BodyStream) -> Paced {
+        Paced { body, taken: 0 }
+    }
+}
+
+impl futures_util::Stream for Paced {
+    type Item = Result<Bytes, warp::Error>;
+
+    fn poll_next(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Self::Item>> {
+        use std::task::Poll;
+        if self.taken >= PACE {
+            self.taken = 0;
+            cx.waker().wake_by_ref();
+            return Poll::Pending;
+        }
+        let next = self.body.as_mut().poll_next(cx);
+        match &next {
+            Poll::Ready(Some(Ok(chunk))) => self.taken += chunk.len(),
+            Poll::Pending => self.taken = 0,
+            Poll::Ready(_) => {}
+        }
+        next
     }
 }
 
