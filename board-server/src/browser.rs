@@ -36,13 +36,13 @@ pub const ALLOWED_HEADERS: &str = "authorization, content-type, last-event-id, x
 pub const MAX_AGE_SECONDS: u32 = 600;
 
 /// Origins allowed to call the API from a browser (`--allowed-origins`),
-/// normalised to lower-case `scheme://host[:port]`.
+/// normalised to lower-case `scheme://host` or `scheme://host:port`.
 #[derive(Debug, Clone, Default)]
 pub struct AllowedOrigins(Vec<String>);
 
 impl AllowedOrigins {
     /// Parses a comma-separated list of origins (empty: none), each
-    /// `http(s)://host[:port]` with no path, query or user info.
+    /// `http(s)://host` or `http(s)://host:port` with no path, query or user info.
     pub fn parse(list: &str) -> Result<Self, String> {
         list.split(',')
             .filter(|s| !s.trim().is_empty())

@@ -40,7 +40,7 @@ pub struct Config {
     /// Whether uploads are accepted at all.
     #[arg(long, env = "BOARD_ATTACHMENTS", value_enum, default_value = "on")]
     pub attachments: Switch,
-    /// Origins (scheme://host[:port], comma-separated) whose pages may call the
+    /// Origins (scheme://host or scheme://host:port, comma-separated) whose pages may call the
     /// API from a browser: CORS answers for them, and cookie-authenticated
     /// writes from them are accepted. Default: none (only the server's own origin).
     #[arg(

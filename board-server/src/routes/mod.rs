@@ -1,7 +1,7 @@
 //! Routes: the route table ([`table`]) and one file per resource holding its
 //! handlers. A route is declared once: the `#[utoipa::path]` attribute on its
 //! handler gives its method, path template and documentation, and one line of
-//! the [`route_table!`] list below serves it. Every handler authenticates,
+//! the `route_table!` list below serves it. Every handler authenticates,
 //! calls one core operation and maps its result.
 
 mod attachments;
