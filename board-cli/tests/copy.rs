@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use testkit::process::Cli;
 use testkit::sse::{EventStream, Frame};
-use testkit::{self as common, App, Backend, Running, TestDb};
+use testkit::{self as common, App, Backend, Files, Running, Target, TestDb};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The `board` binary cargo built for these tests.
@@ -269,11 +269,15 @@ enum Via {
 
 /// The story: fill `from`, move it to a fresh database on `to`, and check a
 /// server there answers the same and takes new writes.
-async fn moves_everything(from: Backend, to: Backend, via: Via) {
+async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
     let app = common::spawn_app(from).await;
     let story = fill(&app).await;
     let target = TestDb::new(to).await;
-    let files_to = target.files_dir().display().to_string();
+    // The target's own files location: a folder, or a prefix of the test bucket.
+    let files_to = target
+        .files_url
+        .clone()
+        .unwrap_or_else(|| target.files_dir().display().to_string());
     let report = match via {
         Via::Copy => cli(
             &app.db,
@@ -303,6 +307,11 @@ async fn moves_everything(from: Backend, to: Backend, via: Via) {
     assert_eq!(report["tables"]["attachments"], 2, "{report}");
     assert_eq!(report["tables"]["relations"], 2, "{report}");
     assert_eq!(report["files"], 2, "{report}");
+    assert_eq!(
+        target.stored_files().await.len(),
+        2,
+        "both files are in the target's store, published"
+    );
 
     let server: Running = common::start(common::config(&target, &[])).await;
     assert!(
@@ -436,6 +445,21 @@ story! {
     copy_postgres_to_postgres: Postgres -> Postgres via Copy;
     export_import_sqlite_to_postgres: Sqlite -> Postgres via ExportImport;
     export_import_postgres_to_sqlite: Postgres -> Sqlite via ExportImport;
+}
+
+/// `--files-to s3://…`: the files go into the bucket, and a server on the
+/// target serves their bytes from it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(all(board_test_postgres, board_test_s3)),
+    ignore = "BOARD_TEST_POSTGRES_URL and BOARD_TEST_S3_URL are needed"
+)]
+async fn copy_sqlite_to_postgres_with_the_files_into_a_bucket() {
+    let to = Target {
+        db: Backend::Postgres,
+        files: Files::S3,
+    };
+    moves_everything(Backend::Sqlite, to, Via::Copy).await
 }
 
 /// A source with a little of everything, for the refusals.
