@@ -142,7 +142,8 @@ fn hash_secret(secret: &str) -> String {
     to_hex(&Sha256::digest(secret.as_bytes()))
 }
 
-fn to_hex(bytes: &[u8]) -> String {
+/// Bytes as lower-case hex (token hashes, export checksums).
+pub(crate) fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

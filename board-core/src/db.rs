@@ -552,10 +552,7 @@ pub(crate) fn new_id() -> String {
 /// rows written one after another sort in the order they were written.
 pub(crate) fn now() -> String {
     static LAST: AtomicI64 = AtomicI64::new(0);
-    let wall = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0);
+    let wall = now_millis();
     let mut prev = LAST.load(Ordering::Relaxed);
     let ms = loop {
         let next = wall.max(prev + 1);
@@ -569,11 +566,15 @@ pub(crate) fn now() -> String {
 
 /// The time `seconds` from now, in the same format as [`now`].
 pub(crate) fn now_plus(seconds: i64) -> String {
-    let wall = SystemTime::now()
+    format_millis(now_millis() + seconds * 1000)
+}
+
+/// The wall clock in milliseconds since the Unix epoch.
+pub(crate) fn now_millis() -> i64 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)
-        .unwrap_or(0);
-    format_millis(wall + seconds * 1000)
+        .unwrap_or(0)
 }
 
 /// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.

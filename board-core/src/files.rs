@@ -63,7 +63,8 @@ pub struct LocalDir {
     dir: PathBuf,
 }
 
-const TEMP_PREFIX: &str = ".tmp-";
+/// The name prefix of a temporary (`.tmp-NAME`).
+pub(crate) const TEMP_PREFIX: &str = ".tmp-";
 
 impl LocalDir {
     /// A store in `dir` (created when missing).

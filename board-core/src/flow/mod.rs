@@ -12,7 +12,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
-use crate::db::{format_millis, now};
+use crate::db::{format_millis, now_millis};
 use crate::error::Result;
 use crate::ids::{CardId, ColumnId};
 use crate::query::SetQuery;
@@ -210,8 +210,8 @@ impl Board {
         let set = self
             .set_in_effect(&self.pool, ws, query.set.project_key(), "project")
             .await?;
-        let now_text = now();
-        let now_ms = window::parse_time(&now_text).expect("now() is RFC 3339");
+        let now_ms = now_millis();
+        let now_text = format_millis(now_ms);
         let window = window::Window::parse(
             query.since.as_deref(),
             query.days,

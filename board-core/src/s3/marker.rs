@@ -14,8 +14,8 @@ use aws_sdk_s3::types::CompletedPart;
 
 use super::{sdk_error, S3Store};
 
-/// The prefix of a marker's name.
-pub(super) const MARKER: &str = ".tmp-";
+/// The prefix of a marker's name: a temporary's, as in a local folder.
+pub(super) const MARKER: &str = crate::files::TEMP_PREFIX;
 
 /// What the marker of a file written in full says.
 #[derive(Debug, Default, PartialEq)]

@@ -18,6 +18,7 @@ use super::{
     rows_per_statement, select_sql, PendingFiles, Row, Schema, Tally, TransferOptions,
     TransferProgress, TransferReport, Value, FILES_COLUMN, FILES_TABLE, TABLES,
 };
+use crate::access::to_hex;
 use crate::db::{self, ColumnKind, TableColumn};
 use crate::error::{Error, Result};
 use crate::ids::is_cuid;
@@ -68,10 +69,6 @@ struct FileEntry {
 
 fn corrupt(what: impl std::fmt::Display) -> Error {
     Error::Transfer(format!("the export is corrupt or incomplete: {what}"))
-}
-
-fn hex(digest: impl AsRef<[u8]>) -> String {
-    digest.as_ref().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// A row as a JSON object, the column names as keys.
@@ -153,7 +150,7 @@ fn each_line(path: &Path, mut each: impl FnMut(&[u8]) -> Result<()>) -> Result<S
         }
         each(&line[..line.len() - 1])?;
     }
-    Ok(hex(hash.finalize()))
+    Ok(to_hex(&hash.finalize()))
 }
 
 /// The SHA-256 and length of a file.
@@ -170,7 +167,7 @@ fn file_digest(path: &Path) -> Result<(String, u64)> {
         hash.update(&buf[..n]);
         len += n as u64;
     }
-    Ok((hex(hash.finalize()), len))
+    Ok((to_hex(&hash.finalize()), len))
 }
 
 /// Reads `manifest.json` and checks everything it lists, before any write:
@@ -310,7 +307,7 @@ impl Board {
                 file,
                 columns: cols.iter().map(|c| c.name.clone()).collect(),
                 rows: tally.counts[i],
-                sha256: hex(out.hash.finalize()),
+                sha256: to_hex(&out.hash.finalize()),
             });
         }
         let mut files = Vec::with_capacity(stored.len());
@@ -365,7 +362,7 @@ impl Board {
         Ok(FileEntry {
             name: name.to_string(),
             bytes,
-            sha256: hex(hash.finalize()),
+            sha256: to_hex(&hash.finalize()),
         })
     }
 
@@ -444,7 +441,7 @@ impl Board {
             insert_rows(&mut tx, &entry.name, cols, &batch).await?;
             tally.add(i, batch.len());
             // The file changed after the check: nothing commits.
-            if hex(hash.finalize()) != entry.sha256 || tally.counts[i] != entry.rows {
+            if to_hex(&hash.finalize()) != entry.sha256 || tally.counts[i] != entry.rows {
                 return Err(corrupt(format!("{} changed during the import", entry.file)));
             }
         }
