@@ -1,13 +1,16 @@
 //! The statements of a flow read. One statement computes every history-based
 //! number, set-based on both backends. It reads only the history it needs:
-//! each card's entries from the start of the window's first day on, plus the
-//! entry in force at that moment (the one before, found by `seq` on the
-//! `history_card` index, or the card's last); a window function (`LEAD` over
-//! each card's entries ordered by `seq`) turns them into visits. First
-//! arrivals in a done column come from the partial index `history_done`.
-//! Percentiles come from `CUME_DIST` over the sorted durations; the
-//! cumulative flow is a running `SUM` of arrivals and departures. No Rust code
-//! walks history rows.
+//! each card's entries from the start of the window's first day on (a range
+//! on the index `history_time`), plus the entry in force at that moment (the
+//! card's latest entry made before it: one seek on the same index, then one
+//! on `history_card`); a window function (`LEAD` over each card's entries
+//! ordered by `seq`) turns them into visits. Visits carry their column as a
+//! small number (the column's rank in the set), so the later sorts compare
+//! numbers, not ids. First arrivals in a done column come from the partial
+//! index `history_done`. Percentiles come from `CUME_DIST` over the sorted
+//! durations; the cumulative flow is a running `SUM` of arrivals and
+//! departures, counted from one grouping of the visits by column, start day
+//! and end day. No Rust code walks history rows.
 
 use crate::db::Backend;
 
@@ -36,34 +39,30 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
     );
     format!(
         "WITH k AS MATERIALIZED ( \
-           SELECT k.id, k.history_seq, k.created_at FROM cards k \
-           JOIN columns c ON c.id = k.column_id WHERE c.set_id = $1 \
+           SELECT k.id, k.created_at, ( \
+             SELECT b.seq FROM history b WHERE b.card_id = k.id AND b.moved_at < $4 \
+             ORDER BY b.moved_at DESC, b.seq DESC LIMIT 1) AS s0 \
+           FROM cards k JOIN columns c ON c.id = k.column_id WHERE c.set_id = $1 \
          ), \
-         r AS MATERIALIZED ( \
+         sc AS MATERIALIZED ( \
+           SELECT id, name, ROW_NUMBER() OVER (ORDER BY id) AS n FROM columns WHERE set_id = $1 \
+         ), \
+         r AS ( \
            SELECT h.card_id, h.seq, h.to_column_id, h.to_name, h.moved_at \
-           FROM history h CROSS JOIN k WHERE k.id = h.card_id AND h.moved_at >= $4 \
-         ), \
-         f AS ( \
-           SELECT card_id, MIN(seq) AS first, MIN(moved_at) AS first_at FROM r GROUP BY card_id \
-         ), \
-         q AS ( \
-           SELECT k.id, COALESCE(f.first - 1, k.history_seq) AS seq, f.first_at \
-           FROM k LEFT JOIN f ON f.card_id = k.id \
+           FROM k CROSS JOIN history h WHERE h.card_id = k.id AND h.moved_at >= $4 \
+           UNION ALL \
+           SELECT h.card_id, h.seq, h.to_column_id, h.to_name, h.moved_at \
+           FROM k CROSS JOIN history h WHERE h.card_id = k.id AND h.seq = k.s0 \
          ), \
          v AS ( \
            SELECT r.to_column_id, r.to_name, r.moved_at AS s, \
              LEAD(r.moved_at) OVER (PARTITION BY r.card_id ORDER BY r.seq) AS e \
            FROM r \
-           UNION ALL \
-           SELECT (SELECT h.to_column_id FROM history h WHERE h.card_id = q.id AND h.seq = q.seq), \
-             (SELECT h.to_name FROM history h WHERE h.card_id = q.id AND h.seq = q.seq), \
-             (SELECT h.moved_at FROM history h WHERE h.card_id = q.id AND h.seq = q.seq), q.first_at \
-           FROM q WHERE q.seq > 0 \
          ), \
          w AS MATERIALIZED ( \
-           SELECT cc.id AS col, COALESCE(cc.name, v.to_name) AS label, v.s, \
+           SELECT sc.n, COALESCE(sc.name, v.to_name) AS label, v.s, \
              CASE WHEN v.e < $3 THEN v.e END AS e \
-           FROM v LEFT JOIN columns cc ON cc.id = v.to_column_id AND cc.set_id = $1 \
+           FROM v LEFT JOIN sc ON sc.id = v.to_column_id \
            WHERE v.s < $3 \
          ), \
          d AS MATERIALIZED ( \
@@ -77,26 +76,32 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
            WHERE h.moved_at >= $2 AND h.moved_at < $3 \
          ), \
          x AS ( \
-           SELECT 'T' AS g, w.col, w.label, {e} - {s} AS d FROM w WHERE w.e >= $2 \
+           SELECT w.n AS g, CASE WHEN w.n IS NULL THEN w.label END AS gone, {e} - {s} AS d \
+           FROM w WHERE w.e >= $2 \
            UNION ALL \
-           SELECT 'L', NULL, NULL, {done_at} - {created} FROM d \
+           SELECT -1, NULL, {done_at} - {created} FROM d \
            UNION ALL \
-           SELECT 'Y', NULL, NULL, {done_at} - {left_at} FROM d WHERE d.left_at <= d.done_at \
+           SELECT -2, NULL, {done_at} - {left_at} FROM d WHERE d.left_at <= d.done_at \
          ), \
          ranked AS ( \
-           SELECT g, col, label, d, CUME_DIST() OVER (PARTITION BY g, col, label ORDER BY d) AS cd \
-           FROM x \
+           SELECT g, gone, d, CUME_DIST() OVER (PARTITION BY g, gone ORDER BY d) AS cd FROM x \
+         ), \
+         z0 AS ( \
+           SELECT w.label, CASE WHEN w.s < $4 THEN $5 ELSE substr(w.s, 1, 10) END AS d1, \
+             substr(w.e, 1, 10) AS d2, COUNT(*) AS n \
+           FROM w GROUP BY 1, 2, 3 \
          ), \
          z AS ( \
-           SELECT w.label, CASE WHEN w.s < $4 THEN $5 ELSE substr(w.s, 1, 10) END AS day, \
-             COUNT(*) AS n \
-           FROM w GROUP BY 1, 2 \
+           SELECT label, d1 AS day, SUM(n) AS n FROM z0 GROUP BY 1, 2 \
            UNION ALL \
-           SELECT w.label, substr(w.e, 1, 10), -COUNT(*) FROM w WHERE w.e IS NOT NULL GROUP BY 1, 2 \
+           SELECT label, d2, -SUM(n) FROM z0 WHERE d2 IS NOT NULL GROUP BY 1, 2 \
          ) \
-         SELECT g AS kind, col, label, CAST(NULL AS TEXT) AS day, COUNT(*) AS n, AVG(d) AS mean, \
+         SELECT CASE g WHEN -1 THEN 'L' WHEN -2 THEN 'Y' ELSE 'T' END AS kind, \
+           (SELECT sc.id FROM sc WHERE sc.n = ranked.g) AS col, \
+           COALESCE((SELECT sc.name FROM sc WHERE sc.n = ranked.g), gone) AS label, \
+           CAST(NULL AS TEXT) AS day, COUNT(*) AS n, AVG(d) AS mean, \
            MIN(CASE WHEN cd >= 0.5 THEN d END) AS median, MIN(CASE WHEN cd >= 0.85 THEN d END) AS p85 \
-         FROM ranked GROUP BY g, col, label \
+         FROM ranked GROUP BY g, gone \
          UNION ALL \
          SELECT 'D', NULL, NULL, substr(d.done_at, 1, 10), COUNT(*), \
            CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION) \
