@@ -13,7 +13,7 @@ use sqlx::Row;
 
 use crate::access::{Actor, Role};
 use crate::db::{format_millis, now_millis};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::ids::{CardId, ColumnId};
 use crate::query::SetQuery;
 use crate::Board;
@@ -317,9 +317,16 @@ impl Board {
         rows.iter()
             .map(|r| {
                 let n: i64 = r.try_get("n")?;
-                let stat = |name: &str| -> Result<Option<f64>> {
-                    Ok(r.try_get::<Option<f64>, _>(name)?.map(ms))
+                let sorted: Vec<i64> = match r.try_get::<Option<String>, _>("ds")? {
+                    Some(list) => list
+                        .split(',')
+                        .map(|d| d.trim().parse::<i64>())
+                        .collect::<std::result::Result<_, _>>()
+                        .map_err(|e| Error::Internal(format!("flow durations: {e}")))?,
+                    None => Vec::new(),
                 };
+                let seconds = |millis: i64| millis as f64 / 1000.0;
+                let ranks = sql::percentiles(&sorted);
                 Ok(Part {
                     kind: r.try_get("kind")?,
                     col: r.try_get("col")?,
@@ -328,9 +335,9 @@ impl Board {
                     n,
                     durations: Durations {
                         count: n.max(0) as u64,
-                        mean_seconds: stat("mean")?,
-                        median_seconds: stat("median")?,
-                        p85_seconds: stat("p85")?,
+                        mean_seconds: r.try_get::<Option<f64>, _>("mean")?.map(|m| ms(m / 1000.0)),
+                        median_seconds: ranks.map(|(m, _)| seconds(m)),
+                        p85_seconds: ranks.map(|(_, p)| seconds(p)),
                     },
                 })
             })

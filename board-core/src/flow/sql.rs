@@ -1,23 +1,26 @@
 //! The statements of a flow read. One statement computes every history-based
-//! number, set-based on both backends. It reads only the history it needs:
-//! each card's entries from the start of the window's first day on (a range
-//! on the index `history_time`), plus the entry in force at that moment (the
-//! card's latest entry made before it: one seek on the same index, then one
-//! on `history_card`); a window function (`LEAD` over each card's entries
-//! ordered by `seq`) turns them into visits. Visits carry their column as a
-//! small number (the column's rank in the set), so the later sorts compare
-//! numbers, not ids. First arrivals in a done column come from the partial
-//! index `history_done`. Percentiles come from `CUME_DIST` over the sorted
-//! durations; the cumulative flow is a running `SUM` of arrivals and
-//! departures, counted from one grouping of the visits by column, start day
-//! and end day. No Rust code walks history rows.
+//! number, set-based on both backends. It reads only the history it needs,
+//! all of it from the covering index `history_time (card_id, moved_at, seq,
+//! to_column_id)`: each card's entries from the start of the window's first
+//! day on (a range), plus the entry in force at that moment (the card's latest
+//! entry made before it: one seek). Each entry's visit ends at the card's next
+//! entry in time, found by one more seek on the same index (the next index
+//! entry, so no sort and no window function over the visits). Visits carry
+//! their column as a small number (the column's rank in the set); the name is
+//! read from the table only for a column no longer in the set. First arrivals
+//! in a done column come from the partial index `history_done`. Durations are
+//! whole milliseconds; each group's are returned sorted, in one list, and the
+//! percentiles are read off it by rank ([`percentiles`]). The cumulative flow
+//! is a running `SUM` of arrivals and departures, counted from one grouping of
+//! the visits by column, first day and last day. No Rust code walks history
+//! rows.
 
 use crate::db::Backend;
 
 /// The statement's binds: `$1` the set, `$2` since, `$3` until, `$4` the
 /// start of the window's first UTC day, `$5` that day (`YYYY-MM-DD`).
 ///
-/// Each row is `(kind, col, label, day, n, mean, median, p85)`:
+/// Each row is `(kind, col, label, day, n, mean, ds)`:
 /// - `T`: time in a column (`col` the column of the set, or null for a column
 ///   no longer in it, known by `label`), over visits that ended in the window;
 /// - `L` / `Y`: lead / cycle time of the cards whose first arrival in a done
@@ -26,17 +29,31 @@ use crate::db::Backend;
 /// - `C`: `n` cards were in the column `label` at the end of `day`, for each
 ///   day on which that number changed (a running sum of arrivals and departures).
 ///
-/// Medians and 85th percentiles are nearest-rank: the smallest duration at
-/// or below which at least 50 % (85 %) of the durations lie (`CUME_DIST`).
+/// For `T`, `L` and `Y`, `mean` is the mean duration and `ds` every duration,
+/// in whole milliseconds, ascending and comma-separated.
 pub(crate) fn flow_statement(backend: Backend) -> String {
-    let secs = |e: &str| backend.epoch_seconds_sql(e);
-    let (s, e, done_at, left_at, created) = (
-        secs("w.s"),
-        secs("w.e"),
-        secs("d.done_at"),
-        secs("d.left_at"),
-        secs("d.created_at"),
+    // Milliseconds from `b` to `a`, two times stored as RFC 3339 text.
+    let millis = |a: &str, b: &str| {
+        format!(
+            "CAST(ROUND(({} - {}) * 1000) AS BIGINT)",
+            backend.epoch_seconds_sql(a),
+            backend.epoch_seconds_sql(b)
+        )
+    };
+    let (visit, lead, cycle) = (
+        millis("r.e", "r.s"),
+        millis("d.done_at", "d.created_at"),
+        millis("d.done_at", "d.left_at"),
     );
+    let sorted = match backend {
+        Backend::Sqlite => "group_concat(d, ',' ORDER BY d)",
+        Backend::Postgres => "string_agg(CAST(d AS TEXT), ',' ORDER BY d)",
+    };
+    // The card's next entry in time after the entry `h`: the next entry of
+    // the index `history_time`.
+    let next = "(SELECT x.moved_at FROM history x WHERE x.card_id = h.card_id \
+                 AND (x.moved_at, x.seq) > (h.moved_at, h.seq) \
+                 ORDER BY x.moved_at, x.seq LIMIT 1)";
     format!(
         "WITH k AS MATERIALIZED ( \
            SELECT k.id, k.created_at, ( \
@@ -47,23 +64,22 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
          sc AS MATERIALIZED ( \
            SELECT id, name, ROW_NUMBER() OVER (ORDER BY id) AS n FROM columns WHERE set_id = $1 \
          ), \
-         r AS ( \
-           SELECT h.card_id, h.seq, h.to_column_id, h.to_name, h.moved_at \
-           FROM k CROSS JOIN history h WHERE h.card_id = k.id AND h.moved_at >= $4 \
+         r AS MATERIALIZED ( \
+           SELECT h.card_id, h.seq, h.to_column_id, h.moved_at AS s, {next} AS e \
+           FROM k CROSS JOIN history h \
+           WHERE h.card_id = k.id AND h.moved_at >= $4 AND h.moved_at < $3 \
            UNION ALL \
-           SELECT h.card_id, h.seq, h.to_column_id, h.to_name, h.moved_at \
+           SELECT h.card_id, h.seq, h.to_column_id, h.moved_at, {next} \
            FROM k CROSS JOIN history h WHERE h.card_id = k.id AND h.seq = k.s0 \
          ), \
-         v AS ( \
-           SELECT r.to_column_id, r.to_name, r.moved_at AS s, \
-             LEAD(r.moved_at) OVER (PARTITION BY r.card_id ORDER BY r.seq) AS e \
-           FROM r \
-         ), \
-         w AS MATERIALIZED ( \
-           SELECT sc.n, COALESCE(sc.name, v.to_name) AS label, v.s, \
-             CASE WHEN v.e < $3 THEN v.e END AS e \
-           FROM v LEFT JOIN sc ON sc.id = v.to_column_id \
-           WHERE v.s < $3 \
+         w AS ( \
+           SELECT sc.n, CASE WHEN sc.n IS NULL THEN ( \
+               SELECT g.to_name FROM history g WHERE g.card_id = r.card_id AND g.seq = r.seq) \
+             END AS gone, \
+             CASE WHEN r.s < $4 THEN $5 ELSE substr(r.s, 1, 10) END AS d1, \
+             CASE WHEN r.e < $3 THEN substr(r.e, 1, 10) END AS d2, \
+             CASE WHEN r.e >= $2 AND r.e < $3 THEN {visit} END AS d \
+           FROM r LEFT JOIN sc ON sc.id = r.to_column_id \
          ), \
          d AS MATERIALIZED ( \
            SELECT h.moved_at AS done_at, k.created_at, \
@@ -76,41 +92,48 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
            WHERE h.moved_at >= $2 AND h.moved_at < $3 \
          ), \
          x AS ( \
-           SELECT w.n AS g, CASE WHEN w.n IS NULL THEN w.label END AS gone, {e} - {s} AS d \
-           FROM w WHERE w.e >= $2 \
+           SELECT w.n AS g, w.gone, w.d FROM w WHERE w.d IS NOT NULL \
            UNION ALL \
-           SELECT -1, NULL, {done_at} - {created} FROM d \
+           SELECT -1, NULL, {lead} FROM d \
            UNION ALL \
-           SELECT -2, NULL, {done_at} - {left_at} FROM d WHERE d.left_at <= d.done_at \
-         ), \
-         ranked AS ( \
-           SELECT g, gone, d, CUME_DIST() OVER (PARTITION BY g, gone ORDER BY d) AS cd FROM x \
+           SELECT -2, NULL, {cycle} FROM d WHERE d.left_at <= d.done_at \
          ), \
          z0 AS ( \
-           SELECT w.label, CASE WHEN w.s < $4 THEN $5 ELSE substr(w.s, 1, 10) END AS d1, \
-             substr(w.e, 1, 10) AS d2, COUNT(*) AS n \
-           FROM w GROUP BY 1, 2, 3 \
+           SELECT n, gone, d1, d2, COUNT(*) AS c FROM w GROUP BY n, gone, d1, d2 \
+         ), \
+         z1 AS ( \
+           SELECT COALESCE(sc.name, z0.gone) AS label, z0.d1, z0.d2, z0.c \
+           FROM z0 LEFT JOIN sc ON sc.n = z0.n \
          ), \
          z AS ( \
-           SELECT label, d1 AS day, SUM(n) AS n FROM z0 GROUP BY 1, 2 \
+           SELECT label, d1 AS day, SUM(c) AS c FROM z1 GROUP BY label, d1 \
            UNION ALL \
-           SELECT label, d2, -SUM(n) FROM z0 WHERE d2 IS NOT NULL GROUP BY 1, 2 \
+           SELECT label, d2, -SUM(c) FROM z1 WHERE d2 IS NOT NULL GROUP BY label, d2 \
          ) \
          SELECT CASE g WHEN -1 THEN 'L' WHEN -2 THEN 'Y' ELSE 'T' END AS kind, \
-           (SELECT sc.id FROM sc WHERE sc.n = ranked.g) AS col, \
-           COALESCE((SELECT sc.name FROM sc WHERE sc.n = ranked.g), gone) AS label, \
-           CAST(NULL AS TEXT) AS day, COUNT(*) AS n, AVG(d) AS mean, \
-           MIN(CASE WHEN cd >= 0.5 THEN d END) AS median, MIN(CASE WHEN cd >= 0.85 THEN d END) AS p85 \
-         FROM ranked GROUP BY g, gone \
+           (SELECT sc.id FROM sc WHERE sc.n = x.g) AS col, \
+           COALESCE((SELECT sc.name FROM sc WHERE sc.n = x.g), gone) AS label, \
+           CAST(NULL AS TEXT) AS day, COUNT(*) AS n, CAST(AVG(d) AS DOUBLE PRECISION) AS mean, \
+           {sorted} AS ds \
+         FROM x GROUP BY g, gone \
          UNION ALL \
          SELECT 'D', NULL, NULL, substr(d.done_at, 1, 10), COUNT(*), \
-           CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION) \
+           CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS TEXT) \
          FROM d GROUP BY substr(d.done_at, 1, 10) \
          UNION ALL \
-         SELECT 'C', NULL, label, day, CAST(SUM(SUM(n)) OVER (PARTITION BY label ORDER BY day) AS BIGINT), \
-           CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION) \
+         SELECT 'C', NULL, label, day, CAST(SUM(SUM(c)) OVER (PARTITION BY label ORDER BY day) AS BIGINT), \
+           CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS TEXT) \
          FROM z GROUP BY label, day"
     )
+}
+
+/// The nearest-rank median and 85th percentile of `sorted` (ascending): the
+/// smallest value at or below which at least 50 % (85 %) of the values lie.
+pub(crate) fn percentiles(sorted: &[i64]) -> Option<(i64, i64)> {
+    let n = sorted.len();
+    // The rank ceil(p * n) / 100, in whole numbers; at least 1 when n > 0.
+    let at = |p: usize| sorted.get((p * n).div_ceil(100).max(1) - 1).copied();
+    Some((at(50)?, at(85)?))
 }
 
 /// The cards in each column of the set now (`$1` the set): `(id, wip)`.
@@ -129,4 +152,24 @@ pub(crate) fn aging_statement(backend: Backend) -> String {
         backend.epoch_seconds_sql("k.created_at"),
         backend.epoch_seconds_sql("COALESCE(h.moved_at, k.created_at)"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::percentiles;
+
+    #[test]
+    fn nearest_rank() {
+        assert_eq!(percentiles(&[]), None);
+        assert_eq!(percentiles(&[7]), Some((7, 7)));
+        // Of two, the median is the shorter.
+        assert_eq!(percentiles(&[1, 2]), Some((1, 2)));
+        let v: Vec<i64> = (1..=20).collect();
+        // 50 % of 20 is rank 10; 85 % of 20 is rank 17.
+        assert_eq!(percentiles(&v), Some((10, 17)));
+        let v: Vec<i64> = (1..=7).collect();
+        // ceil(3.5) = 4; ceil(5.95) = 6.
+        assert_eq!(percentiles(&v), Some((4, 6)));
+        assert_eq!(percentiles(&[5, 5, 5, 9]), Some((5, 9)));
+    }
 }
