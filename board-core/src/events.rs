@@ -5,8 +5,8 @@
 //! to its write transaction ([`crate::db::WriteTx::emit`]); the transaction
 //! writes it with one statement sent together with `COMMIT`
 //! ([`commit_statement`]). Its seq is the next rowid (`MAX(seq) + 1`) under the
-//! database write lock (SQLite), or comes from `event_log.last_seq` under its
-//! row lock (PostgreSQL), held until commit, so events commit in
+//! database write lock (SQLite), or `MAX(seq) + 1` under a transaction-level
+//! advisory lock (PostgreSQL), held until commit, so events commit in
 //! seq order: once a reader has seen seq N, no event below N can appear later.
 //! A refused or rolled-back change writes nothing. On PostgreSQL the same
 //! statement sends `NOTIFY board_events`.
@@ -37,6 +37,12 @@ use crate::Board;
 /// How often the reader looks at the outbox without being woken: the bound
 /// on how late another process's commit (without `NOTIFY`) is seen.
 pub const POLL: Duration = Duration::from_millis(250);
+
+/// The transaction-level advisory lock (PostgreSQL) under which a write
+/// takes its events' seqs and commits: events commit in seq order. An
+/// in-memory lock, where a counter row would leave a dead row version and
+/// its WAL behind every write.
+pub(crate) const OUTBOX_LOCK: i64 = 0x626f_6172_6400;
 
 /// How many events the broadcast channel holds for a slow subscriber; one
 /// that falls further behind reads the outbox again from where it was.
@@ -170,8 +176,10 @@ impl Change {
 ///
 /// PostgreSQL: the simple-query protocol takes several statements in one
 /// message only without parameters, so each change is its own statement with
-/// its values as literals (see [`literal`]); each takes its seq from
-/// `event_log.last_seq` under its row lock and sends `NOTIFY`.
+/// its values as literals (see [`literal`]). The transaction first takes the
+/// outbox lock ([`OUTBOX_LOCK`], held until it ends), then each change takes
+/// `MAX(seq) + 1`, read after the lock so that it sees every earlier holder's
+/// commit (retention never removes the newest event); one `NOTIFY` follows.
 pub(crate) fn commit_statement(backend: Backend, changes: &[Change]) -> String {
     let mut sql = String::new();
     match backend {
@@ -187,18 +195,18 @@ pub(crate) fn commit_statement(backend: Backend, changes: &[Change]) -> String {
             sql.push_str("; ");
         }
         Backend::Sqlite => {}
-        Backend::Postgres => {
+        Backend::Postgres if !changes.is_empty() => {
+            sql.push_str(&format!("SELECT pg_advisory_xact_lock({OUTBOX_LOCK}); "));
             for change in changes {
                 let values = change.values().map(literal).join(", ");
                 sql.push_str(&format!(
-                    "WITH s AS (UPDATE event_log SET last_seq = last_seq + 1 WHERE id = 1 \
-                                RETURNING last_seq), \
-                          i AS (INSERT INTO events (seq, workspace_id, type, at, data) \
-                                SELECT last_seq, {values} FROM s RETURNING seq) \
-                     SELECT pg_notify('board_events', seq::text) FROM i; "
+                    "INSERT INTO events (seq, workspace_id, type, at, data) \
+                     SELECT COALESCE(MAX(seq), 0) + 1, {values} FROM events; "
                 ));
             }
+            sql.push_str("NOTIFY board_events; ");
         }
+        Backend::Postgres => {}
     }
     sql.push_str("COMMIT");
     sql

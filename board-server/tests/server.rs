@@ -322,3 +322,93 @@ async fn a_change_on_one_server_process_reaches_a_stream_on_another_within_a_sec
         );
     }
 }
+
+/// Many writers on two server processes at once, each on its own card (so no
+/// card lock orders them): a stream on each server receives every event once,
+/// with seqs that follow each other without a gap, in the order of their
+/// commits. Each event takes its seq under the outbox lock, held until the
+/// commit; without it, writers that commit out of seq order would leave a
+/// reader past a seq whose event commits later (or, with `MAX(seq) + 1`, two
+/// writers would take the same seq).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn many_writers_on_two_servers_give_every_stream_every_event_in_seq_order() {
+    const WRITERS: usize = 16;
+    const EACH: usize = 12;
+    let app = common::spawn_app(Backend::Postgres).await;
+    let second = start_server(SERVER, &app.db, &[]).await;
+    let bases = [app.base.clone(), second.base.clone()];
+    let path = format!("/api/events?tenant={}", app.tenant);
+    let mut streams = Vec::new();
+    for base in &bases {
+        streams.push(EventStream::open(&app.http, base, &app.token, &path, None).await);
+    }
+    let mut cards = Vec::new();
+    for i in 0..WRITERS {
+        let r = common::request(
+            &app.http,
+            &app.base,
+            &app.token,
+            "POST",
+            "/api/cards",
+            Some(json!({"tenantId": app.tenant, "title": format!("card {i}")})),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        cards.push(r.body["id"].as_str().unwrap().to_string());
+    }
+    let mut streams: Vec<(EventStream, i64)> = {
+        let mut out = Vec::new();
+        for mut s in streams {
+            let seen = s.take(WRITERS, Duration::from_secs(5)).await;
+            out.push((s, seen.last().unwrap().id.unwrap()));
+        }
+        out
+    };
+    let mut writers = Vec::new();
+    for (i, card) in cards.iter().enumerate() {
+        let (http, token, card) = (app.http.clone(), app.token.clone(), card.clone());
+        let base = bases[i % 2].clone();
+        writers.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for n in 0..EACH {
+                let r = common::request(
+                    &http,
+                    &base,
+                    &token,
+                    "POST",
+                    &format!("/api/cards/{card}/comments"),
+                    Some(json!({"content": format!("comment {n}")})),
+                )
+                .await;
+                assert_eq!(r.status, 201, "{:?}", r.body);
+                ids.push(r.body["id"].as_str().unwrap().to_string());
+            }
+            ids
+        }));
+    }
+    let mut written = std::collections::BTreeSet::new();
+    for w in writers {
+        written.extend(w.await.unwrap());
+    }
+    assert_eq!(written.len(), WRITERS * EACH);
+    for (stream, last) in &mut streams {
+        let last = *last;
+        let frames = stream.take(WRITERS * EACH, Duration::from_secs(5)).await;
+        let seqs: Vec<i64> = frames.iter().map(|f| f.id.unwrap()).collect();
+        let expected: Vec<i64> = (last + 1..=last + (WRITERS * EACH) as i64).collect();
+        assert_eq!(seqs, expected, "seqs follow each other without a gap");
+        let got: std::collections::BTreeSet<String> = frames
+            .iter()
+            .map(|f| f.data["subject"]["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(got, written, "every comment's event, once");
+        assert!(
+            stream.next(Duration::from_millis(300)).await.is_none(),
+            "no event twice"
+        );
+    }
+}

@@ -363,11 +363,12 @@ pub(crate) async fn prepare_target(tx: &mut WriteTx) -> Result<()> {
     Ok(())
 }
 
-/// Makes the target's counters continue after the copied values: the event
-/// seq PostgreSQL hands out from `event_log.last_seq` (SQLite takes
-/// `MAX(seq) + 1`). Every other counter is a column (`cards.history_seq`,
-/// `comments.seq`) and was copied as is; the schema keeps no sequence
-/// ([`Schema::read`] refuses one).
+/// Makes the target's counters continue after the copied values. Event seqs
+/// are `MAX(seq) + 1` on both backends and need nothing; `event_log.last_seq`
+/// (PostgreSQL's counter before the outbox lock) is raised to the highest
+/// copied seq all the same, so that it never lags. Every other counter is a
+/// column (`cards.history_seq`, `comments.seq`) and was copied as is; the
+/// schema keeps no sequence ([`Schema::read`] refuses one).
 pub(crate) async fn continue_counters(tx: &mut WriteTx) -> Result<()> {
     sqlx::query(
         "UPDATE event_log SET last_seq = (SELECT COALESCE(MAX(seq), 0) FROM events) \
