@@ -10,11 +10,11 @@
 //! 2. makes 20 changes one after another (each `POST /api/cards`) and times
 //!    each event's arrival on every stream from just before the request:
 //!    20,000 deliveries, p50/p99/max;
-//! 3. `POST /api/cards/[id]/comments` at 32 connections (2,000 requests) on
-//!    this server (each one writes an event), and on `BASELINE_SERVER`, a
-//!    server built without the outbox (e.g. from the commit before it), each
-//!    on a fresh database, twice in A/B/A/B order; prints requests/s and the
-//!    ratio.
+//! 3. `POST /api/cards/[id]/comments` at 32 connections (500 to warm up,
+//!    then 6,000 timed) on this server (each one writes an event), and on
+//!    `BASELINE_SERVER`, a server built without the outbox, each on a fresh
+//!    database, in A/B rounds (5, or `--rounds N`); prints each round's
+//!    requests/s, the medians and the ratio.
 //!
 //! With a PostgreSQL URL (an empty database), the runs use it instead of a
 //! SQLite file; each server run starts by emptying it (DROP SCHEMA public).
@@ -226,8 +226,14 @@ async fn main() {
     let exe = root.join("target/release/board-server");
     let mut args = std::env::args().skip(1);
     let (mut baseline, mut postgres, mut posts_only) = (None, None, false);
-    for a in args.by_ref() {
-        if a == "--posts-only" {
+    let mut rounds = ROUNDS;
+    while let Some(a) = args.next() {
+        if a == "--rounds" {
+            rounds = args
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("--rounds N: a number of A/B rounds");
+        } else if a == "--posts-only" {
             posts_only = true;
         } else if a.starts_with("postgres") {
             postgres = Some(a);
@@ -256,7 +262,7 @@ async fn main() {
         return;
     };
     let (mut with, mut without) = (Vec::new(), Vec::new());
-    for _ in 0..ROUNDS {
+    for _ in 0..rounds {
         let server = start(&exe, pg).await;
         with.push(post_comments(&server).await);
         drop(server);
@@ -266,7 +272,7 @@ async fn main() {
     }
     let (a, b) = (median(&mut with), median(&mut without));
     println!(
-        "comments POST, 32 connections, {POSTS} requests, {ROUNDS} A/B rounds: \
+        "comments POST, 32 connections, {POSTS} requests, {rounds} A/B rounds: \
          with the outbox median {a:.0} req/s {:?}, without median {b:.0} req/s {:?}: {:.1} % slower",
         with.iter().map(|v| v.round()).collect::<Vec<_>>(),
         without.iter().map(|v| v.round()).collect::<Vec<_>>(),
