@@ -131,7 +131,7 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
 /// smallest value at or below which at least 50 % (85 %) of the values lie.
 pub(crate) fn percentiles(sorted: &[i64]) -> Option<(i64, i64)> {
     let n = sorted.len();
-    // The rank ceil(p * n) / 100, in whole numbers; at least 1 when n > 0.
+    // The rank ceil(p * n / 100), in whole numbers; at least 1 when n > 0.
     let at = |p: usize| sorted.get((p * n).div_ceil(100).max(1) - 1).copied();
     Some((at(50)?, at(85)?))
 }
