@@ -14,7 +14,8 @@
 //!    then 6,000 timed) on this server (each one writes an event), and on
 //!    `BASELINE_SERVER`, a server built without the outbox, each on a fresh
 //!    database, in A/B rounds (5, or `--rounds N`); prints each round's
-//!    requests/s, the medians and the ratio.
+//!    requests/s, the medians and the ratio. The comments go to one card
+//!    (every request queues on its lock), or spread over `--cards N`.
 //!
 //! With a PostgreSQL URL (an empty database), the runs use it instead of a
 //! SQLite file; each server run starts by emptying it (DROP SCHEMA public).
@@ -169,39 +170,45 @@ async fn follow(
     }
 }
 
-async fn post_comments(server: &Server) -> f64 {
+async fn post_comments(server: &Server, cards: usize) -> f64 {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(CONNECTIONS)
         .build()
         .unwrap();
-    let card: Value = http
-        .post(format!("{}/api/cards", server.base))
-        .bearer_auth(&server.token)
-        .json(&json!({"tenantId": server.tenant, "title": "Load"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let url = Arc::new(format!(
-        "{}/api/cards/{}/comments",
-        server.base,
-        card["id"].as_str().unwrap()
-    ));
+    let mut urls = Vec::new();
+    for i in 0..cards {
+        let card: Value = http
+            .post(format!("{}/api/cards", server.base))
+            .bearer_auth(&server.token)
+            .json(&json!({"tenantId": server.tenant, "title": format!("Load {i}")}))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        urls.push(format!(
+            "{}/api/cards/{}/comments",
+            server.base,
+            card["id"].as_str().unwrap()
+        ));
+    }
+    let urls = Arc::new(urls);
     let token = Arc::new(server.token.clone());
-    fire(&http, &url, &token, WARM_UP).await;
+    fire(&http, &urls, &token, WARM_UP).await;
     let started = Instant::now();
-    fire(&http, &url, &token, POSTS).await;
+    fire(&http, &urls, &token, POSTS).await;
     POSTS as f64 / started.elapsed().as_secs_f64()
 }
 
-/// Sends `count` comment `POST`s to `url` over 32 connections.
-async fn fire(http: &reqwest::Client, url: &Arc<String>, token: &Arc<String>, count: usize) {
+/// Sends `count` comment `POST`s over 32 connections, connection `i` to
+/// `urls[i % urls.len()]` (one card: every request queues on its lock).
+async fn fire(http: &reqwest::Client, urls: &Arc<Vec<String>>, token: &Arc<String>, count: usize) {
     let next = Arc::new(AtomicUsize::new(0));
     let mut tasks = Vec::new();
-    for _ in 0..CONNECTIONS {
-        let (http, url, token, next) = (http.clone(), url.clone(), token.clone(), next.clone());
+    for i in 0..CONNECTIONS {
+        let (http, token, next) = (http.clone(), token.clone(), next.clone());
+        let url = urls[i % urls.len()].clone();
         tasks.push(tokio::spawn(async move {
             while next.fetch_add(1, Ordering::Relaxed) < count {
                 let r = http
@@ -226,9 +233,14 @@ async fn main() {
     let exe = root.join("target/release/board-server");
     let mut args = std::env::args().skip(1);
     let (mut baseline, mut postgres, mut posts_only) = (None, None, false);
-    let mut rounds = ROUNDS;
+    let (mut rounds, mut cards) = (ROUNDS, 1);
     while let Some(a) = args.next() {
-        if a == "--rounds" {
+        if a == "--cards" {
+            cards = args
+                .next()
+                .and_then(|n| n.parse().ok())
+                .expect("--cards N: how many cards the comments go to");
+        } else if a == "--rounds" {
             rounds = args
                 .next()
                 .and_then(|n| n.parse().ok())
@@ -257,22 +269,22 @@ async fn main() {
         let server = start(&exe, pg).await;
         println!(
             "comments POST, 32 connections: {:.0} req/s",
-            post_comments(&server).await
+            post_comments(&server, cards).await
         );
         return;
     };
     let (mut with, mut without) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let server = start(&exe, pg).await;
-        with.push(post_comments(&server).await);
+        with.push(post_comments(&server, cards).await);
         drop(server);
         let server = start(&baseline, pg).await;
-        without.push(post_comments(&server).await);
+        without.push(post_comments(&server, cards).await);
         drop(server);
     }
     let (a, b) = (median(&mut with), median(&mut without));
     println!(
-        "comments POST, 32 connections, {POSTS} requests, {rounds} A/B rounds: \
+        "comments POST, 32 connections, {cards} card(s), {POSTS} requests, {rounds} A/B rounds: \
          with the outbox median {a:.0} req/s {:?}, without median {b:.0} req/s {:?}: {:.1} % slower",
         with.iter().map(|v| v.round()).collect::<Vec<_>>(),
         without.iter().map(|v| v.round()).collect::<Vec<_>>(),
