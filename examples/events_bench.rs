@@ -25,7 +25,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 const STREAMS: usize = 1_000;
@@ -177,20 +177,20 @@ async fn post_comments(server: &Server, cards: usize) -> f64 {
         .unwrap();
     let mut urls = Vec::new();
     for i in 0..cards {
-        let card: Value = http
-            .post(format!("{}/api/cards", server.base))
-            .bearer_auth(&server.token)
-            .json(&json!({"tenantId": server.tenant, "title": format!("Load {i}")}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let card = testkit::request(
+            &http,
+            &server.base,
+            &server.token,
+            "POST",
+            "/api/cards",
+            Some(json!({"tenantId": server.tenant, "title": format!("Load {i}")})),
+        )
+        .await;
+        assert_eq!(card.status, 201, "{:?}", card.body);
         urls.push(format!(
             "{}/api/cards/{}/comments",
             server.base,
-            card["id"].as_str().unwrap()
+            card.body["id"].as_str().unwrap()
         ));
     }
     let urls = Arc::new(urls);
@@ -236,15 +236,9 @@ async fn main() {
     let (mut rounds, mut cards) = (ROUNDS, 1);
     while let Some(a) = args.next() {
         if a == "--cards" {
-            cards = args
-                .next()
-                .and_then(|n| n.parse().ok())
-                .expect("--cards N: how many cards the comments go to");
+            cards = count(args.next(), "--cards N: how many cards the comments go to");
         } else if a == "--rounds" {
-            rounds = args
-                .next()
-                .and_then(|n| n.parse().ok())
-                .expect("--rounds N: a number of A/B rounds");
+            rounds = count(args.next(), "--rounds N: a number of A/B rounds");
         } else if a == "--posts-only" {
             posts_only = true;
         } else if a.starts_with("postgres") {
@@ -290,6 +284,14 @@ async fn main() {
         without.iter().map(|v| v.round()).collect::<Vec<_>>(),
         (1.0 - a / b) * 100.0
     );
+}
+
+/// The number after a flag; panics with `usage` when it is missing or not one.
+fn count(value: Option<String>, usage: &str) -> usize {
+    value
+        .and_then(|n| n.parse().ok())
+        .filter(|n| *n > 0)
+        .expect(usage)
 }
 
 fn median(v: &mut [f64]) -> f64 {

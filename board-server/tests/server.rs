@@ -360,14 +360,12 @@ async fn many_writers_on_two_servers_give_every_stream_every_event_in_seq_order(
         assert_eq!(r.status, 201, "{:?}", r.body);
         cards.push(r.body["id"].as_str().unwrap().to_string());
     }
-    let mut streams: Vec<(EventStream, i64)> = {
-        let mut out = Vec::new();
-        for mut s in streams {
-            let seen = s.take(WRITERS, Duration::from_secs(5)).await;
-            out.push((s, seen.last().unwrap().id.unwrap()));
-        }
-        out
-    };
+    // Each stream's last seq before the comments: that of the cards' events.
+    let mut lasts = Vec::new();
+    for s in &mut streams {
+        let seen = s.take(WRITERS, Duration::from_secs(5)).await;
+        lasts.push(seen.last().unwrap().id.unwrap());
+    }
     let mut writers = Vec::new();
     for (i, card) in cards.iter().enumerate() {
         let (http, token, card) = (app.http.clone(), app.token.clone(), card.clone());
@@ -395,8 +393,7 @@ async fn many_writers_on_two_servers_give_every_stream_every_event_in_seq_order(
         written.extend(w.await.unwrap());
     }
     assert_eq!(written.len(), WRITERS * EACH);
-    for (stream, last) in &mut streams {
-        let last = *last;
+    for (stream, last) in streams.iter_mut().zip(lasts) {
         let frames = stream.take(WRITERS * EACH, Duration::from_secs(5)).await;
         let seqs: Vec<i64> = frames.iter().map(|f| f.id.unwrap()).collect();
         let expected: Vec<i64> = (last + 1..=last + (WRITERS * EACH) as i64).collect();
