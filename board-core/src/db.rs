@@ -353,6 +353,21 @@ impl WriteTx {
         }
     }
 
+    /// Makes event seqs continue after every seq in the table (or pruned),
+    /// once rows were copied in with their seqs: PostgreSQL moves the
+    /// sequence `events_seq` on; SQLite's next seq is `MAX(seq) + 1` anyway.
+    pub(crate) async fn continue_event_seqs(&mut self) -> Result<()> {
+        if self.backend == Backend::Postgres {
+            sqlx::query(
+                "SELECT setval('events_seq', GREATEST((SELECT COALESCE(MAX(seq), 0) FROM events), \
+                 (SELECT pruned_through FROM event_log WHERE id = 1)) + 1, false)",
+            )
+            .execute(self.conn())
+            .await?;
+        }
+        Ok(())
+    }
+
     /// Records an event of the change (contract §11), written to the outbox
     /// with the change when it commits.
     pub(crate) fn emit(&mut self, change: Change) {
@@ -387,7 +402,7 @@ impl WriteTx {
         drop(tx);
         drop(self.turn.take());
         if !events.is_empty() {
-            self.feed.wake();
+            self.feed.committed();
         }
         Ok(())
     }
@@ -522,15 +537,17 @@ pub(crate) async fn migration_versions(conn: &mut AnyConnection) -> Result<Vec<i
         .collect()
 }
 
-/// How many sequences the schema keeps (PostgreSQL; SQLite has none): a copy
-/// carries none on, so it refuses a schema that grew one.
+/// How many sequences the schema keeps besides `events_seq` (PostgreSQL;
+/// SQLite has none): a copy continues that one
+/// ([`WriteTx::continue_event_seqs`]) and no other, so it refuses a schema that
+/// grew one.
 pub(crate) async fn sequence_count(conn: &mut AnyConnection, backend: Backend) -> Result<i64> {
     match backend {
         Backend::Sqlite => Ok(0),
         Backend::Postgres => {
             let row = sqlx::query(
                 "SELECT COUNT(*) AS n FROM information_schema.sequences \
-                 WHERE sequence_schema = current_schema()",
+                 WHERE sequence_schema = current_schema() AND sequence_name <> 'events_seq'",
             )
             .fetch_one(&mut *conn)
             .await?;

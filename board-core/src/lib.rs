@@ -439,6 +439,7 @@ impl Board {
             })?),
         };
         Ok(Board {
+            feed: events::Feed::new(&pool, backend),
             pool,
             backend,
             store,
@@ -446,7 +447,6 @@ impl Board {
             attachments_enabled: options.attachments_enabled,
             temp_grace: options.temp_grace,
             writers: db::WriteQueue::default(),
-            feed: events::Feed::default(),
             database_url: options.database_url,
         })
     }

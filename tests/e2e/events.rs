@@ -256,3 +256,57 @@ async fn the_stream_cap_answers_503() {
     assert_eq!(r.status, 503, "{:?}", r.body);
     assert_eq!(r.body["error"], "UNAVAILABLE");
 }
+
+/// PostgreSQL takes event seqs with no lock, so a smaller seq can commit after
+/// a larger one. A stream must deliver it, first, and never skip it: nothing
+/// after a running writer's seq is read until that writer has finished.
+#[tokio::test]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn a_smaller_seq_that_commits_late_is_delivered_first_and_never_skipped() {
+    use sqlx::{Connection, Row};
+    let app = common::spawn_app(common::Backend::Postgres).await;
+    let mut events = stream(&app, &app.token, "", None).await;
+    // A writer that has taken its xid and then its seq, as a write does in
+    // its commit message, and has not committed yet.
+    let mut slow = sqlx::PgConnection::connect(&app.db.url).await.unwrap();
+    sqlx::raw_sql("BEGIN; SELECT pg_current_xact_id()")
+        .execute(&mut slow)
+        .await
+        .unwrap();
+    let data = json!({"type": "card.deleted", "tenantId": app.tenant,
+        "at": "2026-11-24T00:00:00.000Z", "actorId": null, "subject": {"id": "slow"}});
+    let slow_seq: i64 = sqlx::query(
+        "INSERT INTO events (seq, workspace_id, type, at, data) \
+         VALUES (nextval('events_seq'), $1, 'card.deleted', '2026-11-24T00:00:00.000Z', $2) \
+         RETURNING seq",
+    )
+    .bind(&app.tenant)
+    .bind(data.to_string())
+    .fetch_one(&mut slow)
+    .await
+    .unwrap()
+    .get("seq");
+    // A later change commits meanwhile, with the larger seq.
+    let card = app.card("fast").await;
+    assert!(
+        events.next(QUIET).await.is_none(),
+        "nothing after the running writer's seq is sent before it commits"
+    );
+    sqlx::raw_sql("COMMIT").execute(&mut slow).await.unwrap();
+    let first = events.next(WAIT).await.expect("the late commit's event");
+    assert_eq!(first.id, Some(slow_seq), "{first:?}");
+    assert_eq!(first.data["subject"]["id"], "slow");
+    let second = events.next(WAIT).await.expect("the card's event");
+    assert_eq!(second.id, Some(slow_seq + 1), "{second:?}");
+    assert_eq!(second.data["subject"]["id"], card["id"]);
+    // A stream opened now replays both, in seq order.
+    let mut replay = stream(&app, &app.token, &format!("&after={}", slow_seq - 1), None).await;
+    let both = replay.take(2, WAIT).await;
+    assert_eq!(
+        both.iter().map(|f| f.id.unwrap()).collect::<Vec<_>>(),
+        [slow_seq, slow_seq + 1]
+    );
+}

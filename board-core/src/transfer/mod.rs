@@ -214,7 +214,9 @@ impl Schema {
         }
         if db::sequence_count(conn, backend).await? > 0 {
             return Err(Error::Transfer(
-                "the schema keeps a sequence, which a copy does not carry on".into(),
+                "the schema keeps a sequence other than events_seq, which a copy does not \
+                 carry on"
+                    .into(),
             ));
         }
         let mut tables = Vec::with_capacity(TABLES.len());
@@ -363,20 +365,12 @@ pub(crate) async fn prepare_target(tx: &mut WriteTx) -> Result<()> {
     Ok(())
 }
 
-/// Makes the target's counters continue after the copied values. Event seqs
-/// are `MAX(seq) + 1` on both backends and need nothing; `event_log.last_seq`
-/// (PostgreSQL's counter before the outbox lock) is raised to the highest
-/// copied seq all the same, so that it never lags. Every other counter is a
-/// column (`cards.history_seq`, `comments.seq`) and was copied as is; the
-/// schema keeps no sequence ([`Schema::read`] refuses one).
+/// Makes the target's counters continue after the copied values: the event
+/// seqs ([`WriteTx::continue_event_seqs`]). Every other counter is a column
+/// (`cards.history_seq`, `comments.seq`) and was copied as is; the schema
+/// keeps no other sequence ([`Schema::read`] refuses one).
 pub(crate) async fn continue_counters(tx: &mut WriteTx) -> Result<()> {
-    sqlx::query(
-        "UPDATE event_log SET last_seq = (SELECT COALESCE(MAX(seq), 0) FROM events) \
-         WHERE last_seq < (SELECT COALESCE(MAX(seq), 0) FROM events)",
-    )
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
+    tx.continue_event_seqs().await
 }
 
 /// A batch of rows of the table at `table` (an index of [`TABLES`]).

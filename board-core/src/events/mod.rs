@@ -5,27 +5,40 @@
 //! to its write transaction ([`crate::db::WriteTx::emit`]); the transaction
 //! writes it with one statement sent together with `COMMIT`
 //! ([`commit_statement`]). Its seq is the next rowid (`MAX(seq) + 1`) under the
-//! database write lock (SQLite), or `MAX(seq) + 1` under a transaction-level
-//! advisory lock (PostgreSQL), held until commit, so events commit in
-//! seq order: once a reader has seen seq N, no event below N can appear later.
-//! A refused or rolled-back change writes nothing. On PostgreSQL the same
-//! statement sends `NOTIFY board_events`.
+//! database write lock (SQLite), so events commit in seq order; or the next
+//! value of the sequence `events_seq` (PostgreSQL), taken with no lock, so
+//! writers of different rows never queue behind one another's commit. A
+//! refused or rolled-back change writes nothing. After a PostgreSQL commit
+//! with events, this process sends `NOTIFY board_events` (one at a time:
+//! commits made while one is sent share the next).
+//!
+//! **Order.** A seq is taken as the write commits, after everything it read:
+//! a change that could see another one (the same card, a card it names, …)
+//! has the larger seq. Readers deliver in seq order, and only up to the
+//! [`horizon`]: the seq below which every event is committed or never will
+//! be. On SQLite that is the last seq written; on PostgreSQL, where a smaller
+//! seq may commit after a larger one, it waits for the transactions that
+//! could still hold one.
 //!
 //! **Reading.** Each [`crate::Board`] has one reader task (started by the first
-//! subscriber) that reads the outbox after the last seq it has seen and fans
-//! every event out to all subscribers through a broadcast channel: one query
-//! per wake-up, whatever the number of streams. It wakes on this process's own
-//! commits at once, on `NOTIFY` from other processes (PostgreSQL), and every
-//! [`POLL`] in any case (SQLite: another process such as the CLI).
+//! subscriber) that reads the outbox up to the horizon and fans
+//! every event out to all subscribers through a broadcast channel: a few
+//! queries per wake-up, whatever the number of streams. It wakes on this
+//! process's own commits at once, on `NOTIFY` from other processes
+//! (PostgreSQL), every [`POLL`] in any case (SQLite: another process such as
+//! the CLI), and every [`RECHECK`] while the horizon waits for transactions.
+
+pub(crate) mod horizon;
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sqlx::any::AnyRow;
-use sqlx::Row;
+use sqlx::{AnyPool, Row};
 use tokio::sync::{broadcast, Notify};
 
 use crate::access::{Actor, Role};
@@ -33,16 +46,15 @@ use crate::db::Backend;
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::WorkspaceId;
 use crate::Board;
+use horizon::Horizon;
 
 /// How often the reader looks at the outbox without being woken: the bound
 /// on how late another process's commit (without `NOTIFY`) is seen.
 pub const POLL: Duration = Duration::from_millis(250);
 
-/// The transaction-level advisory lock (PostgreSQL) under which a write
-/// takes its events' seqs and commits: events commit in seq order. An
-/// in-memory lock, where a counter row would leave a dead row version and
-/// its WAL behind every write.
-pub(crate) const OUTBOX_LOCK: i64 = 0x626f_6172_6400;
+/// How soon the reader looks again while the horizon waits for running
+/// transactions (PostgreSQL).
+pub const RECHECK: Duration = Duration::from_millis(2);
 
 /// How many events the broadcast channel holds for a slow subscriber; one
 /// that falls further behind reads the outbox again from where it was.
@@ -175,11 +187,11 @@ impl Change {
 /// changes in order with [`bind_changes`].
 ///
 /// PostgreSQL: the simple-query protocol takes several statements in one
-/// message only without parameters, so each change is its own statement with
-/// its values as literals (see [`literal`]). The transaction first takes the
-/// outbox lock ([`OUTBOX_LOCK`], held until it ends), then each change takes
-/// `MAX(seq) + 1`, read after the lock so that it sees every earlier holder's
-/// commit (retention never removes the newest event); one `NOTIFY` follows.
+/// message only without parameters, so the changes' values are literals (see
+/// [`literal`]), in one multi-row `INSERT` whose seqs are `nextval` of
+/// `events_seq`, row by row. It first takes the transaction's xid
+/// (`pg_current_xact_id()`, a no-op when a write already took it), so that
+/// the xid is known before the seq: the [`horizon`] relies on it.
 pub(crate) fn commit_statement(backend: Backend, changes: &[Change]) -> String {
     let mut sql = String::new();
     match backend {
@@ -196,15 +208,19 @@ pub(crate) fn commit_statement(backend: Backend, changes: &[Change]) -> String {
         }
         Backend::Sqlite => {}
         Backend::Postgres if !changes.is_empty() => {
-            sql.push_str(&format!("SELECT pg_advisory_xact_lock({OUTBOX_LOCK}); "));
-            for change in changes {
-                let values = change.values().map(literal).join(", ");
-                sql.push_str(&format!(
-                    "INSERT INTO events (seq, workspace_id, type, at, data) \
-                     SELECT COALESCE(MAX(seq), 0) + 1, {values} FROM events; "
-                ));
-            }
-            sql.push_str("NOTIFY board_events; ");
+            sql.push_str(
+                "SELECT pg_current_xact_id() IS NOT NULL; \
+                 INSERT INTO events (seq, workspace_id, type, at, data) VALUES ",
+            );
+            let rows: Vec<String> = changes
+                .iter()
+                .map(|c| {
+                    let values = c.values().map(literal).join(", ");
+                    format!("(nextval('events_seq'), {values})")
+                })
+                .collect();
+            sql.push_str(&rows.join(", "));
+            sql.push_str("; ");
         }
         Backend::Postgres => {}
     }
@@ -247,32 +263,89 @@ fn literal(value: &str) -> String {
 }
 
 /// The feed of one [`Board`]: the broadcast of every event read from the
-/// outbox, and the reader's wake-up.
+/// outbox, the reader's wake-up, and (PostgreSQL) the `NOTIFY` to other
+/// processes.
 #[derive(Debug, Clone)]
 pub(crate) struct Feed(Arc<FeedInner>);
 
 #[derive(Debug)]
 struct FeedInner {
     wake: Notify,
-    sender: broadcast::Sender<Arc<Event>>,
-    /// Set once the reader runs, from the head it started after.
+    sender: broadcast::Sender<Live>,
+    /// Set once the reader runs, from the horizon it started at.
     started: tokio::sync::OnceCell<()>,
+    /// Every event up to this seq has been broadcast (once started).
+    pos: AtomicI64,
+    /// PostgreSQL: the pool that sends `NOTIFY` after a commit with events.
+    notify_pool: Option<AnyPool>,
+    /// A `NOTIFY` is being sent.
+    sending: AtomicBool,
+    /// A commit since the last `NOTIFY` began.
+    due: AtomicBool,
 }
 
-impl Default for Feed {
-    fn default() -> Self {
+/// One broadcast event, with the seq of the event broadcast before it: no
+/// event lies between the two.
+#[derive(Debug, Clone)]
+struct Live {
+    prev: i64,
+    event: Arc<Event>,
+}
+
+impl Feed {
+    /// The feed of a board on `pool`.
+    pub(crate) fn new(pool: &AnyPool, backend: Backend) -> Feed {
         Feed(Arc::new(FeedInner {
             wake: Notify::new(),
             sender: broadcast::channel(CHANNEL).0,
             started: tokio::sync::OnceCell::new(),
+            pos: AtomicI64::new(0),
+            notify_pool: (backend == Backend::Postgres).then(|| pool.clone()),
+            sending: AtomicBool::new(false),
+            due: AtomicBool::new(false),
         }))
     }
-}
 
-impl Feed {
-    /// Tells the reader this process committed an event.
-    pub(crate) fn wake(&self) {
+    /// Tells the reader this process committed an event, and (PostgreSQL)
+    /// the other processes, by a `NOTIFY` sent after the commit: one at a
+    /// time, so commits made while one is sent share the next.
+    pub(crate) fn committed(&self) {
         self.0.wake.notify_one();
+        if self.0.notify_pool.is_some() {
+            self.0.due.store(true, Ordering::SeqCst);
+            if !self.0.sending.swap(true, Ordering::SeqCst) {
+                tokio::spawn(self.clone().send_notifies());
+            }
+        }
+    }
+
+    /// Sends `NOTIFY board_events` until no commit is left without one.
+    async fn send_notifies(self) {
+        let Some(pool) = self.0.notify_pool.as_ref() else {
+            return;
+        };
+        loop {
+            self.0.due.store(false, Ordering::SeqCst);
+            if !pool.is_closed() {
+                if let Err(e) = sqlx::query("NOTIFY board_events").execute(pool).await {
+                    tracing::warn!(error = %e, "event feed: NOTIFY failed; other servers poll");
+                }
+            }
+            if self.0.due.load(Ordering::SeqCst) {
+                continue;
+            }
+            self.0.sending.store(false, Ordering::SeqCst);
+            // A commit between the check and the store saw `sending` still
+            // set and left its NOTIFY to this task.
+            if !self.0.due.load(Ordering::SeqCst) || self.0.sending.swap(true, Ordering::SeqCst) {
+                return;
+            }
+        }
+    }
+
+    /// The seq up to which every event has been broadcast.
+    fn pos(&self) -> i64 {
+        self.0.pos.load(Ordering::SeqCst)
     }
 }
 
@@ -294,7 +367,7 @@ pub struct Subscription {
     /// The last seq delivered (or skipped as another workspace's).
     last: i64,
     pending: VecDeque<FeedItem>,
-    live: broadcast::Receiver<Arc<Event>>,
+    live: broadcast::Receiver<Live>,
 }
 
 impl Subscription {
@@ -305,19 +378,26 @@ impl Subscription {
                 return Ok(item);
             }
             match self.live.recv().await {
-                Ok(event) if event.seq <= self.last => {}
-                // Seqs have no holes: everything up to this one is committed.
-                Ok(event) if event.seq == self.last + 1 => {
-                    self.last = event.seq;
-                    if event.workspace_id == self.workspace {
-                        return Ok(FeedItem::Event(event));
+                Ok(live) if live.event.seq <= self.last => {}
+                // No event lies between `prev` and this one, and this stream
+                // has every event up to `last`.
+                Ok(live) if live.prev <= self.last => {
+                    self.last = live.event.seq;
+                    if live.event.workspace_id == self.workspace {
+                        return Ok(FeedItem::Event(live.event));
                     }
                 }
                 // The broadcast is ahead of this stream (it started after the
                 // catch-up read): read what lies between from the outbox.
-                Ok(event) => self.catch_up(event.seq).await?,
+                Ok(live) => {
+                    self.catch_up(live.prev).await?;
+                    self.last = live.event.seq;
+                    if live.event.workspace_id == self.workspace {
+                        self.pending.push_back(FeedItem::Event(live.event));
+                    }
+                }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let head = self.board.event_head().await?.0;
+                    let head = self.board.feed.pos();
                     self.catch_up(head).await?;
                 }
                 Err(broadcast::error::RecvError::Closed) => {
@@ -332,8 +412,8 @@ impl Subscription {
         self.last
     }
 
-    /// Reads the workspace's events after `last` up to `head` (committed)
-    /// into `pending`.
+    /// Reads the workspace's events after `last` up to `head` (at or below
+    /// the horizon) into `pending`.
     async fn catch_up(&mut self, head: i64) -> Result<()> {
         while self.last < head {
             let events = self
@@ -367,7 +447,8 @@ impl Board {
         self.start_reader().await?;
         // Subscribed before the catch-up read: nothing falls between the two.
         let live = self.feed.0.sender.subscribe();
-        let (head, pruned) = self.event_head().await?;
+        let head = self.feed.pos();
+        let pruned = self.pruned_through().await?;
         let mut sub = Subscription {
             board: self.clone(),
             workspace: workspace.as_str().to_string(),
@@ -379,7 +460,11 @@ impl Board {
             if after < pruned {
                 sub.pending.push_back(FeedItem::Reset);
             }
-            sub.last = after.max(pruned).min(head);
+            // A seq seen on a server whose reader is ahead of this one's may
+            // lie past `head`: the events up to it are not sent again. No
+            // stream has seen a seq past the last one taken.
+            let taken = horizon::last_seq(&self.pool, self.backend).await?;
+            sub.last = after.max(pruned).min(head.max(taken));
             sub.catch_up(head).await?;
         }
         Ok(sub)
@@ -392,17 +477,12 @@ impl Board {
             .await
     }
 
-    /// The last seq written, and the last seq retention removed.
-    async fn event_head(&self) -> Result<(i64, i64)> {
-        // The newest event is never pruned, so MAX(seq) is the head once
-        // any event was written.
-        let row = sqlx::query(
-            "SELECT COALESCE((SELECT MAX(seq) FROM events), pruned_through) AS head, \
-             pruned_through FROM event_log WHERE id = 1",
-        )
-        .fetch_one(&self.pool)
-        .await?;
-        Ok((row.try_get("head")?, row.try_get("pruned_through")?))
+    /// The last seq retention removed.
+    async fn pruned_through(&self) -> Result<i64> {
+        let row = sqlx::query("SELECT pruned_through FROM event_log WHERE id = 1")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(row.try_get("pruned_through")?)
     }
 
     /// The workspace's retained events after `after` up to `head`, in seq
@@ -421,13 +501,15 @@ impl Board {
         rows.iter().map(Event::from_row).collect()
     }
 
-    /// Every retained event after `seq`, of every workspace, in seq order
-    /// (at most `limit`).
-    async fn events_after_seq(&self, seq: i64, limit: i64) -> Result<Vec<Event>> {
+    /// Every retained event after `seq` up to `head`, of every workspace,
+    /// in seq order (at most `limit`).
+    async fn events_after_seq(&self, seq: i64, head: i64, limit: i64) -> Result<Vec<Event>> {
         let rows = sqlx::query(
-            "SELECT seq, workspace_id, type, data FROM events WHERE seq > $1 ORDER BY seq LIMIT $2",
+            "SELECT seq, workspace_id, type, data FROM events WHERE seq > $1 AND seq <= $2 \
+             ORDER BY seq LIMIT $3",
         )
         .bind(seq)
+        .bind(head)
         .bind(limit)
         .fetch_all(&self.pool)
         .await?;
@@ -457,51 +539,57 @@ impl Board {
         Ok(done.rows_affected())
     }
 
-    /// Starts this board's reader task once.
-    /// Starts this board's reader task once, after the head it reads first:
-    /// every subscriber waits for that, so the head it reads next is never
-    /// below the reader's start, and every later event is broadcast.
+    /// Starts this board's reader task once, at the horizon it reads first
+    /// (after its `LISTEN`, so no later `NOTIFY` is missed): every subscriber
+    /// waits for that, so what it reads from the outbox and what the reader
+    /// broadcasts meet, and every later event is broadcast.
     async fn start_reader(&self) -> Result<()> {
         self.feed
             .0
             .started
             .get_or_try_init(|| async {
-                let (head, _) = self.event_head().await?;
+                let listener = match self.backend {
+                    Backend::Postgres => listen(&self.database_url).await,
+                    Backend::Sqlite => None,
+                };
+                let mut horizon = Horizon::new(self.backend);
+                let start = loop {
+                    if let Some(seq) = horizon.advance(&self.pool).await? {
+                        break seq;
+                    }
+                    tokio::time::sleep(RECHECK).await;
+                };
+                self.feed.0.pos.store(start, Ordering::SeqCst);
                 let board = self.clone();
-                tokio::spawn(async move { board.read_outbox(head).await });
+                tokio::spawn(async move { board.read_outbox(horizon, listener, start).await });
                 Ok::<(), Error>(())
             })
             .await?;
         Ok(())
     }
 
-    /// The reader: reads the outbox after the last seq it has seen whenever
-    /// it is woken (own commit, `NOTIFY`) or [`POLL`] has passed, and
-    /// broadcasts each event.
-    async fn read_outbox(self, mut last: i64) {
-        let mut listener = match self.backend {
-            Backend::Postgres => listen(&self.database_url).await,
-            Backend::Sqlite => None,
+    /// The reader: reads the outbox up to the horizon whenever it is woken
+    /// (own commit, `NOTIFY`), [`POLL`] has passed, or, while the horizon
+    /// waits for transactions, [`RECHECK`] has; and broadcasts each event.
+    async fn read_outbox(
+        self,
+        mut horizon: Horizon,
+        mut listener: Option<sqlx::postgres::PgListener>,
+        start: i64,
+    ) {
+        let mut read = Read {
+            last: start,
+            prev: start,
         };
         loop {
             if self.pool.is_closed() {
                 return;
             }
-            match self.events_after_seq(last, BATCH).await {
-                Ok(events) => {
-                    let full = events.len() as i64 == BATCH;
-                    for event in events {
-                        last = event.seq;
-                        // No subscriber is not an error.
-                        self.feed.0.sender.send(Arc::new(event)).ok();
-                    }
-                    if full {
-                        continue;
-                    }
-                }
-                Err(e) => tracing::warn!(error = %e, "event feed: reading the outbox failed"),
+            if let Err(e) = self.read_to_horizon(&mut horizon, &mut read).await {
+                tracing::warn!(error = %e, "event feed: reading the outbox failed");
             }
             let wake = self.feed.0.wake.notified();
+            let pause = if horizon.waiting() { RECHECK } else { POLL };
             match listener.as_mut() {
                 Some(l) => {
                     tokio::select! {
@@ -510,18 +598,53 @@ impl Board {
                             // Reconnects on the next recv; the poll covers the gap.
                             tokio::time::sleep(POLL).await;
                         },
-                        _ = tokio::time::sleep(POLL) => {}
+                        _ = tokio::time::sleep(pause) => {}
                     }
                 }
                 None => {
                     tokio::select! {
                         _ = wake => {}
-                        _ = tokio::time::sleep(POLL) => {}
+                        _ = tokio::time::sleep(pause) => {}
                     }
                 }
             }
         }
     }
+
+    /// Moves the horizon on and broadcasts the events up to it.
+    async fn read_to_horizon(&self, horizon: &mut Horizon, read: &mut Read) -> Result<()> {
+        let Some(bound) = horizon.advance(&self.pool).await? else {
+            return Ok(());
+        };
+        while read.last < bound {
+            let events = self.events_after_seq(read.last, bound, BATCH).await?;
+            let full = events.len() as i64 == BATCH;
+            for event in events {
+                let seq = event.seq;
+                let live = Live {
+                    prev: read.prev,
+                    event: Arc::new(event),
+                };
+                // No subscriber is not an error.
+                self.feed.0.sender.send(live).ok();
+                read.prev = seq;
+                read.last = seq;
+            }
+            if !full {
+                read.last = bound;
+            }
+            self.feed.0.pos.store(read.last, Ordering::SeqCst);
+        }
+        Ok(())
+    }
+}
+
+/// Where the reader is: every event up to `last` is broadcast, and `prev` is
+/// the seq of the last one (or of the start).
+#[derive(Debug)]
+struct Read {
+    last: i64,
+    prev: i64,
 }
 
 /// A `LISTEN board_events` connection (PostgreSQL), or `None` when it cannot
