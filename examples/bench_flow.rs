@@ -117,14 +117,18 @@ async fn fill(pool: &AnyPool, backend: Backend, ws: &str, set: &str) -> sqlx::Re
         .execute(pool)
         .await?;
     let moved = at(&format!("n.i * {STEP} + k.position * 31"));
+    // Entry `n` ends the visit entry `n - 1` began (in To do or Doing).
+    let from_at = at(&format!("(n.i - 1) * {STEP} + k.position * 31"));
     let sql = format!(
-        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done) \
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
+                              from_column_id, from_at) \
          WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2) \
-         SELECT k.id || '-' || n.i, k.id, n.i, \
-                CASE WHEN n.i > 1 THEN 'previous' END, c.name, {moved}, c.id, c.done \
+         SELECT k.id || '-' || n.i, k.id, n.i, p.name, c.name, {moved}, c.id, c.done, p.id, \
+                CASE WHEN n.i > 1 THEN {from_at} END \
          FROM cards k CROSS JOIN n \
          JOIN columns c ON c.set_id = $1 AND c.position = CASE \
            WHEN n.i = $2 AND k.position % 2 = 0 THEN 2 ELSE (n.i - 1 + k.position) % 2 END \
+         LEFT JOIN columns p ON n.i > 1 AND p.set_id = $1 AND p.position = (n.i - 2 + k.position) % 2 \
          WHERE k.title LIKE 'card %'"
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))

@@ -29,7 +29,8 @@ pub struct HistoryEntry {
 /// Records one entry for `card`, numbered by the card's `history_seq`
 /// counter, which the caller's statement that created or moved the card has
 /// just set or advanced, with the id and done flag of the column the card is
-/// now in. The caller's transaction holds the card's set.
+/// now in, and the visit it ends (the column and time of the card's previous
+/// entry; none for the first). The caller's transaction holds the card's set.
 pub(crate) async fn record(
     tx: &mut WriteTx,
     card: &str,
@@ -37,9 +38,11 @@ pub(crate) async fn record(
     to: &str,
 ) -> Result<()> {
     sqlx::query(
-        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done) \
-         SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done \
-         FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $2",
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
+                              from_column_id, from_at) \
+         SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done, p.to_column_id, p.moved_at \
+         FROM cards k JOIN columns c ON c.id = k.column_id \
+         LEFT JOIN history p ON p.card_id = k.id AND p.seq = k.history_seq - 1 WHERE k.id = $2",
     )
     .bind(new_id())
     .bind(card)
@@ -52,9 +55,12 @@ pub(crate) async fn record(
 }
 
 /// Appends one entry (`from_name` → `to_name`, the column `to`) to every card
-/// now in `column`, in one statement, numbered `history_seq + 1`. Called by column deletion
-/// with `MOVE` right before the statement that moves the cards and advances
-/// their `history_seq`.
+/// now in `column`, in one statement, numbered `history_seq + 1`, each ending
+/// the card's visit to `column` that its entry numbered `history_seq` began.
+/// Their `from_column_id` is null from the start: `column` is deleted in the
+/// same transaction, and its foreign key would null it then, one more write
+/// for each entry. Called by column deletion with `MOVE` right before the
+/// statement that moves the cards and advances their `history_seq`.
 pub(crate) async fn append_column_move(
     tx: &mut WriteTx,
     column: &str,
@@ -63,10 +69,12 @@ pub(crate) async fn append_column_move(
     to_name: &str,
 ) -> Result<()> {
     let sql = format!(
-        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done) \
+        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
+                              from_column_id, from_at) \
          SELECT {}, c.id, c.history_seq + 1, $2, $3, $4, $5, \
-                (SELECT done FROM columns WHERE id = $5) \
-         FROM cards c WHERE c.column_id = $1",
+                (SELECT done FROM columns WHERE id = $5), NULL, p.moved_at \
+         FROM cards c LEFT JOIN history p ON p.card_id = c.id AND p.seq = c.history_seq \
+         WHERE c.column_id = $1",
         tx.new_id_sql()
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))

@@ -1,7 +1,8 @@
 //! `GET /api/flow` (contract §13) on cards created and moved at controlled
 //! times: the test moves cards through the API, then sets each history entry's
-//! `moved_at` and each card's `created_at` to chosen instants directly in the
-//! test database (no clock inside the service is faked).
+//! `moved_at` (with the next entry's `from_at`) and each card's `created_at`
+//! to chosen instants directly in the test database (no clock inside the
+//! service is faked).
 
 use serde_json::{json, Value};
 use testkit::{self as common, on_both_backends};
@@ -35,7 +36,8 @@ async fn move_to(app: &common::App, card: &str, column: &str) {
     assert_eq!(r.status, 200, "{:?}", r.body);
 }
 
-/// Places the card's creation and its history entries (by seq, from 1) at `times`.
+/// Places the card's creation and its history entries (by seq, from 1) at
+/// `times`, and each entry's start of the visit it ends (`from_at`) with them.
 async fn set_times(app: &common::App, card: &str, times: &[String]) {
     let n = raw_sql(
         app,
@@ -53,6 +55,30 @@ async fn set_times(app: &common::App, card: &str, times: &[String]) {
             "{card} entry {seq}"
         );
     }
+    // Each entry keeps the start of the visit it ends: its predecessor's time.
+    let sql = "UPDATE history SET from_at = (SELECT p.moved_at FROM history p \
+               WHERE p.card_id = history.card_id AND p.seq = history.seq - 1) WHERE card_id = $1";
+    assert_eq!(raw_sql(app, sql, &[card]).await as usize, times.len());
+}
+
+/// The card's history entries, by seq: `(moved_at, to_column_id,
+/// from_column_id, from_at)`.
+async fn history_rows(
+    app: &common::App,
+    card: &str,
+) -> Vec<(String, Option<String>, Option<String>, Option<String>)> {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&app.db.url).await.expect("connect");
+    let rows = sqlx::query_as(
+        "SELECT moved_at, to_column_id, from_column_id, from_at FROM history \
+         WHERE card_id = $1 ORDER BY seq",
+    )
+    .bind(card)
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    pool.close().await;
+    rows
 }
 
 /// The days of the default window (the 30 UTC days up to now), checked
@@ -184,6 +210,15 @@ on_both_backends! {
         let path = format!("/api/columns/{review}");
         let r = app.call("DELETE", &path, Some(json!({"cards": "MOVE", "targetColumnId": cols[1]}))).await;
         assert_eq!(r.status, 200, "{:?}", r.body);
+        // Each entry the service wrote ends the visit its predecessor began.
+        let entries = history_rows(&app, &d).await;
+        assert_eq!(entries.len(), 3);
+        assert_eq!((&entries[0].2, &entries[0].3), (&None, &None), "the first ends no visit");
+        assert_eq!(entries[1].2.as_deref(), Some(cols[0].as_str()), "left To do");
+        assert_eq!(entries[2].2, None, "left Review, deleted since");
+        for i in 1..3 {
+            assert_eq!(entries[i].3.as_ref(), Some(&entries[i - 1].0), "entry {i}'s visit began then");
+        }
         set_times(&app, &d, &[at(6), at(5), at(3)]).await;
 
         let f = flow(&app, "").await;
@@ -200,6 +235,9 @@ on_both_backends! {
         // The deleted column's id is gone from history; the entry that moved the card has Doing's.
         let sql = "UPDATE history SET from_name = from_name WHERE card_id = $1 AND to_column_id IS NULL";
         assert_eq!(raw_sql(&app, sql, &[&d]).await, 1, "only the entry into Review lost its id");
+        let sql = "UPDATE history SET from_name = from_name \
+                   WHERE card_id = $1 AND from_column_id IS NULL AND from_at IS NOT NULL";
+        assert_eq!(raw_sql(&app, sql, &[&d]).await, 1, "and the entry that ended the visit to it");
     }
 
     async fn window_errors_and_access(backend) {

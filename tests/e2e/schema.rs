@@ -111,8 +111,8 @@ fn replaces_the_database_of_a_url() {
     );
 }
 
-/// Migration 0005's backfill on rows written before it, then the foreign key
-/// that nulls a deleted column's id.
+/// Migrations 0005's and 0008's backfills on rows written before them, then
+/// the foreign keys that null a deleted column's id.
 async fn history_backfill(backend: common::Backend) {
     let db = common::TestDb::new(backend).await;
     let (folder, url) = match backend {
@@ -162,35 +162,58 @@ async fn history_backfill(backend: common::Backend) {
              ('h3', 'k', 3, 'Doing', 'Review', 'c'), ('h4', 'k', 4, 'Review', 'Done', 'd')"
         .into())
     .await;
-    // 0005 and every later migration (0006 adds an index), as an upgrade runs them.
+    // 0005 and every later migration, as an upgrade runs them.
     assert!(after[0].ends_with("0005_history_columns.sql"), "{after:?}");
     for f in after {
         run(std::fs::read_to_string(f).unwrap()).await;
     }
+    // Each entry: (to_column_id, to_done) of 0005, and (from_column_id,
+    // from_at) of 0008: the visit it ends, as its predecessor knows it.
+    type Entry = (Option<String>, Option<i64>, Option<String>, Option<String>);
     let rows = || async {
-        let rows: Vec<(Option<String>, Option<i64>)> =
-            sqlx::query_as("SELECT to_column_id, to_done FROM history ORDER BY seq")
-                .fetch_all(&pool)
-                .await
-                .unwrap();
+        let rows: Vec<Entry> = sqlx::query_as(
+            "SELECT to_column_id, to_done, from_column_id, from_at FROM history ORDER BY seq",
+        )
+        .fetch_all(&pool)
+        .await
+        .unwrap();
         rows
     };
-    let known = |id: &str, done| (Some(id.to_string()), Some(done));
+    let text = |s: &str| Some(s.to_string());
+    let entry = |to: Option<&str>, done, from: Option<&str>, at: Option<&str>| -> Entry {
+        (
+            to.and_then(text),
+            done,
+            from.and_then(text),
+            at.and_then(text),
+        )
+    };
     assert_eq!(
         rows().await,
-        [known("c1", 0), (None, None), (None, None), known("c3", 1)]
+        [
+            entry(Some("c1"), Some(0), None, None),
+            entry(None, None, Some("c1"), Some("a")),
+            entry(None, None, None, Some("b")),
+            entry(Some("c3"), Some(1), None, Some("c")),
+        ]
     );
     run("DELETE FROM columns WHERE id = 'c1'".into()).await;
+    let after = rows().await;
     assert_eq!(
-        rows().await[0],
-        (None, Some(0)),
+        after[0],
+        entry(None, Some(0), None, None),
         "a deleted column's id becomes null"
+    );
+    assert_eq!(
+        after[1],
+        entry(None, None, None, Some("a")),
+        "in the visit it ended too"
     );
     pool.close().await;
 }
 
 testkit::on_both_backends! {
-    async fn migration_0005_backfills_what_it_can_know(backend) {
+    async fn migrations_0005_and_0008_backfill_what_they_can_know(backend) {
         history_backfill(backend).await;
     }
 }

@@ -1,19 +1,19 @@
 //! The statements of a flow read. One statement computes every history-based
 //! number, set-based on both backends. It reads only the history it needs,
 //! all of it from the covering index `history_time (card_id, moved_at, seq,
-//! to_column_id)`: each card's entries from the start of the window's first
-//! day on (a range), plus the entry in force at that moment (the card's latest
-//! entry made before it: one seek). Each entry's visit ends at the card's next
-//! entry in time, found by one more seek on the same index (the next index
-//! entry, so no sort and no window function over the visits). Visits carry
-//! their column as a small number (the column's rank in the set); the name is
-//! read from the table only for a column no longer in the set. First arrivals
-//! in a done column come from the partial index `history_done`. Durations are
-//! whole milliseconds; each group's are returned sorted, in one list, and the
-//! percentiles are read off it by rank ([`percentiles`]). The cumulative flow
-//! is a running `SUM` of arrivals and departures, counted from one grouping of
-//! the visits by column, first day and last day. No Rust code walks history
-//! rows.
+//! to_column_id, from_column_id, from_at)`. Each entry ends the visit its
+//! card's previous entry began, and carries that visit's column and start
+//! (`from_column_id`, `from_at`, written with the entry); so the visits that
+//! ended in the window are the window's entries, a range per card, and the one
+//! still running at its end is the card's latest entry before it, one seek per
+//! card. Visits carry their column as a small number (the column's rank in the
+//! set); the name is read from the table only for a column no longer in the
+//! set. The visits are materialized once. First arrivals in a done column come
+//! from the partial index `history_done`. Durations are whole milliseconds;
+//! each group's are returned sorted, in one list, and the percentiles are read
+//! off it by rank ([`percentiles`]). The cumulative flow is a running `SUM` of
+//! arrivals and departures, counted from one grouping of the visits by column,
+//! first day and last day. No Rust code walks history rows.
 
 use crate::db::Backend;
 
@@ -41,7 +41,7 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
         )
     };
     let (visit, lead, cycle) = (
-        millis("r.e", "r.s"),
+        millis("h.moved_at", "h.from_at"),
         millis("d.done_at", "d.created_at"),
         millis("d.done_at", "d.left_at"),
     );
@@ -49,37 +49,39 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
         Backend::Sqlite => "group_concat(d, ',' ORDER BY d)",
         Backend::Postgres => "string_agg(CAST(d AS TEXT), ',' ORDER BY d)",
     };
-    // The card's next entry in time after the entry `h`: the next entry of
-    // the index `history_time`.
-    let next = "(SELECT x.moved_at FROM history x WHERE x.card_id = h.card_id \
-                 AND (x.moved_at, x.seq) > (h.moved_at, h.seq) \
-                 ORDER BY x.moved_at, x.seq LIMIT 1)";
+    // The name of a column no longer in the set, as the entry `h` knows it:
+    // `{name}` is `from_name` (the visit it ends) or `to_name` (the one it begins).
+    let gone = |name: &str| {
+        format!(
+            "CASE WHEN sc.n IS NULL THEN (SELECT g.{name} FROM history g \
+             WHERE g.card_id = h.card_id AND g.seq = h.seq) END"
+        )
+    };
+    let (gone_from, gone_to) = (gone("from_name"), gone("to_name"));
     format!(
         "WITH k AS MATERIALIZED ( \
            SELECT k.id, k.created_at, ( \
-             SELECT b.seq FROM history b WHERE b.card_id = k.id AND b.moved_at < $4 \
-             ORDER BY b.moved_at DESC, b.seq DESC LIMIT 1) AS s0 \
+             SELECT b.seq FROM history b WHERE b.card_id = k.id AND b.moved_at < $3 \
+             ORDER BY b.moved_at DESC, b.seq DESC LIMIT 1) AS s1 \
            FROM cards k JOIN columns c ON c.id = k.column_id WHERE c.set_id = $1 \
          ), \
          sc AS MATERIALIZED ( \
            SELECT id, name, ROW_NUMBER() OVER (ORDER BY id) AS n FROM columns WHERE set_id = $1 \
          ), \
-         r AS MATERIALIZED ( \
-           SELECT h.card_id, h.seq, h.to_column_id, h.moved_at AS s, {next} AS e \
-           FROM k CROSS JOIN history h \
+         w AS MATERIALIZED ( \
+           SELECT sc.n, {gone_from} AS gone, \
+             CASE WHEN h.from_at < $4 THEN $5 ELSE substr(h.from_at, 1, 10) END AS d1, \
+             substr(h.moved_at, 1, 10) AS d2, \
+             CASE WHEN h.moved_at >= $2 THEN {visit} END AS d \
+           FROM k CROSS JOIN history h LEFT JOIN sc ON sc.id = h.from_column_id \
            WHERE h.card_id = k.id AND h.moved_at >= $4 AND h.moved_at < $3 \
+             AND h.from_at IS NOT NULL \
            UNION ALL \
-           SELECT h.card_id, h.seq, h.to_column_id, h.moved_at, {next} \
-           FROM k CROSS JOIN history h WHERE h.card_id = k.id AND h.seq = k.s0 \
-         ), \
-         w AS ( \
-           SELECT sc.n, CASE WHEN sc.n IS NULL THEN ( \
-               SELECT g.to_name FROM history g WHERE g.card_id = r.card_id AND g.seq = r.seq) \
-             END AS gone, \
-             CASE WHEN r.s < $4 THEN $5 ELSE substr(r.s, 1, 10) END AS d1, \
-             CASE WHEN r.e < $3 THEN substr(r.e, 1, 10) END AS d2, \
-             CASE WHEN r.e >= $2 AND r.e < $3 THEN {visit} END AS d \
-           FROM r LEFT JOIN sc ON sc.id = r.to_column_id \
+           SELECT sc.n, {gone_to}, \
+             CASE WHEN h.moved_at < $4 THEN $5 ELSE substr(h.moved_at, 1, 10) END, \
+             CAST(NULL AS TEXT), CAST(NULL AS BIGINT) \
+           FROM k CROSS JOIN history h LEFT JOIN sc ON sc.id = h.to_column_id \
+           WHERE h.card_id = k.id AND h.seq = k.s1 \
          ), \
          d AS MATERIALIZED ( \
            SELECT h.moved_at AS done_at, k.created_at, \
