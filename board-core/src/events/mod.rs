@@ -502,15 +502,15 @@ impl Board {
     }
 
     /// Every retained event after `seq` up to `head`, of every workspace,
-    /// in seq order (at most `limit`).
-    async fn events_after_seq(&self, seq: i64, head: i64, limit: i64) -> Result<Vec<Event>> {
+    /// in seq order (at most [`BATCH`]).
+    async fn events_after_seq(&self, seq: i64, head: i64) -> Result<Vec<Event>> {
         let rows = sqlx::query(
             "SELECT seq, workspace_id, type, data FROM events WHERE seq > $1 AND seq <= $2 \
              ORDER BY seq LIMIT $3",
         )
         .bind(seq)
         .bind(head)
-        .bind(limit)
+        .bind(BATCH)
         .fetch_all(&self.pool)
         .await?;
         rows.iter().map(Event::from_row).collect()
@@ -617,7 +617,7 @@ impl Board {
             return Ok(());
         };
         while read.last < bound {
-            let events = self.events_after_seq(read.last, bound, BATCH).await?;
+            let events = self.events_after_seq(read.last, bound).await?;
             let full = events.len() as i64 == BATCH;
             for event in events {
                 let seq = event.seq;
