@@ -31,7 +31,11 @@ async fn fixture(url: &str, cards: i64, prefix: &str) -> Fixture {
     let board = Board::open(url).await.expect("open");
     sqlx::any::install_default_drivers();
     let pool = AnyPool::connect(url).await.expect("pool");
-    let ws = board.create_workspace("Bench").await.expect("workspace");
+    let ws = board
+        .admin()
+        .create_workspace("Bench")
+        .await
+        .expect("workspace");
     let mut ids = Vec::new();
     for (name, done) in [("A", false), ("B", true)] {
         let c = board

@@ -1,4 +1,4 @@
-//! Benchmark of issue 17: `Board::copy_to` from SQLite to PostgreSQL of 10,000
+//! Benchmark of issue 17: `Admin::copy_to` from SQLite to PostgreSQL of 10,000
 //! cards, 1,000,000 history rows and 50,000 comments, next to a raw bulk
 //! insert of the same rows (read into memory first, then multi-row `INSERT`s
 //! of the same size in one transaction) into another fresh database, in the
@@ -171,7 +171,10 @@ async fn compare(
 
     let target = open(copy_url, dir).await?;
     let started = Instant::now();
-    let report = source.copy_to(&target, &TransferOptions::default()).await?;
+    let report = source
+        .admin()
+        .copy_to(&target, &TransferOptions::default())
+        .await?;
     let copy_time = started.elapsed();
     println!(
         "board copy, SQLite → PostgreSQL, {} cards, {} history rows, {} comments (every table): {copy_time:.2?}",
@@ -203,7 +206,7 @@ fn database(admin: &str, name: &str) -> String {
 
 /// A workspace with 10,000 cards, 100 history rows and 5 comments each.
 async fn fill(board: &Board, url: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let ws = board.create_workspace("Bench").await?;
+    let ws = board.admin().create_workspace("Bench").await?;
     let columns = board
         .list_columns(&Actor::Operator, Some(&SetQuery::workspace(ws.id.clone())))
         .await?;

@@ -27,7 +27,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     sqlx::any::install_default_drivers();
     let pool = AnyPool::connect(&url).await?;
     println!("backend: {:?} ({url})", board.backend());
-    let ws = board.create_workspace("Bench").await?;
+    let ws = board.admin().create_workspace("Bench").await?;
     let set: String = sqlx::query_scalar(
         "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id IS NULL",
     )

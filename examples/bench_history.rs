@@ -48,7 +48,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let me = Actor::Operator;
     println!("backend: {:?} ({url})", board.backend());
 
-    let ws = board.create_workspace("Bench").await?;
+    let ws = board.admin().create_workspace("Bench").await?;
     let column = NewColumn {
         workspace_id: ws.id.clone(),
         project_id: None,

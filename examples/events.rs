@@ -29,7 +29,7 @@ async fn main() -> Result<(), board_core::Error> {
     let mut options = board_core::Options::new(url);
     options.create_missing = false;
     let board = Board::open_with(options).await?;
-    let ws = board.find_workspace(&workspace).await?;
+    let ws = board.admin().find_workspace(&workspace).await?;
     // The operator reaches every workspace; a server subscribes as the
     // account behind the request's credential.
     let mut feed = board.subscribe(&Actor::Operator, &ws.id, after).await?;

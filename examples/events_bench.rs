@@ -26,7 +26,6 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const STREAMS: usize = 1_000;
 const CHANGES: usize = 20;
@@ -89,21 +88,11 @@ async fn start(exe: &std::path::Path, postgres: Option<&str>) -> Server {
         .kill_on_drop(true)
         .spawn()
         .expect("start board-server");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let (mut token, mut base, mut tenant) = (String::new(), String::new(), String::new());
-    while let Some(line) = lines.next_line().await.unwrap() {
-        if let Some(t) = line.strip_prefix("Bearer token (shown once): ") {
-            token = t.to_string();
-        }
-        if let Some(i) = line.find("(tenant ") {
-            tenant = line[i + 8..].split(')').next().unwrap().to_string();
-        }
-        if let Some(a) = line.strip_prefix("board-server listening on ") {
-            base = a.to_string();
-            break;
-        }
-    }
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let testkit::process::FirstRun {
+        base,
+        token,
+        tenant,
+    } = testkit::process::read_first_run(&mut child).await;
     Server {
         child,
         base,

@@ -25,7 +25,6 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const CONNECTIONS: usize = 32;
 const WRITES: usize = 4_000;
@@ -97,14 +96,8 @@ where
     run
 }
 
-/// Starts a release binary and returns it with the lines it printed up to the
-/// one starting with `until`.
-async fn start(
-    exe: &std::path::Path,
-    env: &[(&str, String)],
-    args: &[&str],
-    until: &str,
-) -> (tokio::process::Child, Vec<String>) {
+/// Starts a release binary, its standard output piped.
+fn start(exe: &std::path::Path, env: &[(&str, String)], args: &[&str]) -> tokio::process::Child {
     assert!(
         exe.exists(),
         "{} is missing: cargo build --release -p board-server --example bare_warp",
@@ -118,18 +111,7 @@ async fn start(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd.spawn().expect("start");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut seen = Vec::new();
-    while let Some(line) = lines.next_line().await.unwrap() {
-        let done = line.starts_with(until);
-        seen.push(line);
-        if done {
-            break;
-        }
-    }
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    (child, seen)
+    cmd.spawn().expect("start")
 }
 
 #[tokio::main]
@@ -146,22 +128,10 @@ async fn main() {
         ("BOARD_LISTEN", "127.0.0.1:0".to_string()),
         ("BOARD_LOG", "warn".to_string()),
     ];
-    let (_server, lines) = start(
-        &root.join("target/release/board-server"),
-        &env,
-        &[],
-        "board-server listening on ",
-    )
-    .await;
-    let field = |prefix: &str| {
-        lines
-            .iter()
-            .find_map(|l| l.split_once(prefix).map(|(_, rest)| rest.to_string()))
-            .expect(prefix)
-    };
-    let token = Arc::new(field("Bearer token (shown once): "));
-    let tenant = field("(tenant ").split(')').next().unwrap().to_string();
-    let base = Arc::new(field("board-server listening on "));
+    let mut server = start(&root.join("target/release/board-server"), &env, &[]);
+    let first = testkit::process::read_first_run(&mut server).await;
+    let (token, tenant) = (Arc::new(first.token), first.tenant);
+    let base = Arc::new(first.base);
     sqlx::any::install_default_drivers();
     let pool = AnyPoolOptions::new()
         .max_connections(CONNECTIONS as u32)
@@ -295,13 +265,14 @@ async fn main() {
         })
         .await
     };
-    let (_bare, _) = start(
+    let mut bare = start(
         &root.join("target/release/examples/bare_warp"),
         &[],
         &["127.0.0.1:18097"],
-        "bare warp listening",
-    )
-    .await;
+    );
+    testkit::process::read_until(&mut bare, "bare warp listening")
+        .await
+        .expect("bare_warp listening");
     let bare = {
         let http = http.clone();
         load(COLUMN_READS, move |_| {

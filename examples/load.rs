@@ -21,7 +21,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::Semaphore;
 
 const CONNECTIONS: usize = 32;
@@ -157,22 +156,11 @@ async fn start(
     }
     let mut child = cmd.spawn().expect("start board-server");
     let pid = child.id().expect("pid");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let (mut token, mut base, mut tenant) = (String::new(), String::new(), String::new());
-    while let Some(line) = lines.next_line().await.unwrap() {
-        if let Some(t) = line.strip_prefix("Bearer token (shown once): ") {
-            token = t.to_string();
-        }
-        if let Some(i) = line.find("(tenant ") {
-            tenant = line[i + 8..].split(')').next().unwrap().to_string();
-        }
-        if let Some(a) = line.strip_prefix("board-server listening on ") {
-            base = a.to_string();
-            break;
-        }
-    }
-    assert!(!base.is_empty(), "board-server did not start");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let testkit::process::FirstRun {
+        base,
+        token,
+        tenant,
+    } = testkit::process::read_first_run(&mut child).await;
     let server = Server {
         pid,
         base,

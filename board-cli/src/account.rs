@@ -68,11 +68,11 @@ impl From<RoleArg> for Role {
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     match cmd {
         Cmd::Create { name } => {
-            let a = board.create_account(&name).await?;
+            let a = board.admin().create_account(&name).await?;
             out.value(&a, || format!("created account {:?} ({})", a.name, a.id));
         }
         Cmd::List => {
-            let all = board.list_accounts().await?;
+            let all = board.admin().list_accounts().await?;
             let rows = all
                 .iter()
                 .map(|a| vec![a.name.clone(), a.id.to_string()])
@@ -90,9 +90,12 @@ pub async fn run_member(board: &Board, out: &Out, cmd: MemberCmd) -> anyhow::Res
             account,
             role,
         } => {
-            let ws = board.find_workspace(&workspace).await?;
-            let acc = board.find_account(&account).await?;
-            let m = board.add_member(&ws.id, &acc.id, role.into()).await?;
+            let ws = board.admin().find_workspace(&workspace).await?;
+            let acc = board.admin().find_account(&account).await?;
+            let m = board
+                .admin()
+                .add_member(&ws.id, &acc.id, role.into())
+                .await?;
             out.value(&m, || {
                 format!(
                     "account {:?} is {} in workspace {:?}",
@@ -104,10 +107,13 @@ pub async fn run_member(board: &Board, out: &Out, cmd: MemberCmd) -> anyhow::Res
         }
         MemberCmd::List { workspace } => {
             let ws = match workspace {
-                Some(w) => Some(board.find_workspace(&w).await?),
+                Some(w) => Some(board.admin().find_workspace(&w).await?),
                 None => None,
             };
-            let all = board.list_members(ws.as_ref().map(|w| &w.id)).await?;
+            let all = board
+                .admin()
+                .list_members(ws.as_ref().map(|w| &w.id))
+                .await?;
             let rows = all
                 .iter()
                 .map(|m| {
@@ -122,9 +128,9 @@ pub async fn run_member(board: &Board, out: &Out, cmd: MemberCmd) -> anyhow::Res
             out.table(&all, &["workspace", "account", "role", "account id"], rows);
         }
         MemberCmd::Remove { workspace, account } => {
-            let ws = board.find_workspace(&workspace).await?;
-            let acc = board.find_account(&account).await?;
-            board.remove_member(&ws.id, &acc.id).await?;
+            let ws = board.admin().find_workspace(&workspace).await?;
+            let acc = board.admin().find_account(&account).await?;
+            board.admin().remove_member(&ws.id, &acc.id).await?;
             out.value(
                 &json!({"tenantId": ws.id, "accountId": acc.id, "removed": true}),
                 || {

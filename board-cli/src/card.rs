@@ -1,8 +1,7 @@
 //! `board card create|move|list|show|rename|delete`.
 
 use board_core::{
-    Actor, Board, Card, CardId, CardPatch, ColumnId, Input, Name, NewCard, ProjectId, SetQuery,
-    WorkspaceId,
+    Actor, Board, Card, CardPatch, ColumnId, Input, Name, NewCard, ProjectId, SetQuery, WorkspaceId,
 };
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -108,7 +107,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             board.create_card(ME, new).await?
         }
         Cmd::Move { card, to } => {
-            let id = CardId::from_path(&card)?;
+            let id = crate::lookup::card_id(&card)?;
             let column = board.find_column_for(ME, &id, &to).await?;
             board.move_card(ME, &id, &column.id).await?
         }
@@ -144,16 +143,19 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             out.table(&cards, &["title", "column", "position", "id"], rows);
             return Ok(());
         }
-        Cmd::Show { card } => board.card(ME, &CardId::from_path(&card)?).await?,
+        Cmd::Show { card } => board.card(ME, &crate::lookup::card_id(&card)?).await?,
         Cmd::Rename { card, title } => {
-            // Checked by the operation, after the card is found (404 first).
-            let patch = Input::<CardPatch>::from_value(&json!({ "title": title }));
+            // Refused by the operation, after the card is found (404 first).
+            let patch: Input<CardPatch> = Name::parse(&title)
+                .map(|title| CardPatch::default().title(title))
+                .map_err(|e| e.on("title"))
+                .into();
             board
-                .update_card(ME, &CardId::from_path(&card)?, patch)
+                .update_card(ME, &crate::lookup::card_id(&card)?, patch)
                 .await?
         }
         Cmd::Delete { card } => {
-            let id = CardId::from_path(&card)?;
+            let id = crate::lookup::card_id(&card)?;
             let gone = board.card(ME, &id).await?;
             board.delete_card(ME, &id).await?;
             out.value(&json!({"id": id, "deleted": true}), || {

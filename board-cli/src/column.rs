@@ -3,15 +3,14 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use board_core::{Actor, Board, ColumnPatch, DeleteColumn, Input, NewColumn};
+use board_core::{
+    Accent, Actor, Board, ColumnPatch, DeleteColumn, Name, NewColumn, ValidationErrors,
+    CONFIRM_DELETE_CARDS as CONFIRM,
+};
 use clap::{Args, Subcommand};
-use serde_json::json;
 
 use crate::lookup;
 use crate::output::Out;
-
-/// The phrase that confirms deleting a column's cards.
-const CONFIRM: &str = "APAGAR CARDS";
 
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
@@ -105,20 +104,24 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             done,
         } => {
             let (ws, project) = lookup::place(board, &workspace, project.as_deref()).await?;
-            // The same body the HTTP route takes, so the same schema rules apply.
-            let mut body = json!({"tenantId": ws, "name": name, "done": done});
-            if let Some(p) = project {
-                body["projectId"] = json!(p);
-            }
-            if let Some(c) = color {
-                body["color"] = json!(c);
-            }
-            let input: Input<NewColumn> = Input::from_value(&body);
+            let input = checked(Some(&name), color.as_deref()).map(|(name, color)| {
+                let new = NewColumn::new(ws, name.expect("given")).in_project(project);
+                let new = match color {
+                    Some(c) => new.color(c),
+                    None => new,
+                };
+                if done {
+                    new.done()
+                } else {
+                    new
+                }
+            });
             board.create_column(ME, input).await?
         }
         Cmd::Rename { column, name } => {
             let c = column.find(board).await?;
-            let input: Input<ColumnPatch> = Input::from_value(&json!({ "name": name }));
+            let input = checked(Some(&name), None)
+                .map(|(name, _)| ColumnPatch::default().name(name.expect("given")));
             board.update_column(ME, &c.id, input).await?
         }
         Cmd::Set {
@@ -130,14 +133,17 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 anyhow::bail!("say what to change: --color ACCENT and/or --done");
             }
             let c = column.find(board).await?;
-            let mut body = json!({});
-            if let Some(color) = color {
-                body["color"] = json!(color);
-            }
-            if done {
-                body["done"] = json!(true);
-            }
-            let input: Input<ColumnPatch> = Input::from_value(&body);
+            let input = checked(None, color.as_deref()).map(|(_, color)| {
+                let patch = match color {
+                    Some(c) => ColumnPatch::default().color(c),
+                    None => ColumnPatch::default(),
+                };
+                if done {
+                    patch.done()
+                } else {
+                    patch
+                }
+            });
             board.update_column(ME, &c.id, input).await?
         }
         Cmd::Delete {
@@ -147,7 +153,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             confirm,
         } => {
             let c = column.find(board).await?;
-            let body = match (move_to, delete_cards) {
+            let input = match (move_to, delete_cards) {
                 (Some(target), _) => {
                     let target = lookup::column(
                         board,
@@ -156,14 +162,14 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                         &target,
                     )
                     .await?;
-                    json!({"cards": "MOVE", "targetColumnId": target.id})
+                    DeleteColumn::move_cards(target.id)
                 }
                 (None, true) => {
                     let phrase = match confirm {
                         Some(p) => p,
                         None => ask_confirmation(&c.name)?,
                     };
-                    json!({"cards": "DELETE", "confirm": phrase})
+                    DeleteColumn::delete_cards(phrase)
                 }
                 (None, false) => anyhow::bail!(
                     "say what happens to the cards of column {:?}: --move-to COLUMN appends \
@@ -172,7 +178,6 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                     c.name
                 ),
             };
-            let input: Input<DeleteColumn> = Input::from_value(&body);
             let done = board.delete_column(ME, &c.id, input).await?;
             out.value(&done, || {
                 format!(
@@ -196,6 +201,42 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `name` and `--color` checked as the API checks them in a body, every
+/// problem reported at once in its words; the operation reports a refusal
+/// after its own checks (the column found, column management on).
+fn checked(
+    name: Option<&str>,
+    color: Option<&str>,
+) -> board_core::Result<(Option<Name>, Option<Accent>)> {
+    let mut errors = ValidationErrors::default();
+    let name = name.and_then(|n| {
+        Name::parse(n)
+            .map_err(|e| errors.field("name", e.message()))
+            .ok()
+    });
+    let color = color.and_then(|c| {
+        let accent = Accent::parse(c);
+        if accent.is_none() {
+            errors.field("color", accent_refused(c));
+        }
+        accent
+    });
+    if errors.is_empty() {
+        Ok((name, color))
+    } else {
+        Err(board_core::Error::Validation(errors))
+    }
+}
+
+/// The API's message for a `color` that is not an accent token.
+fn accent_refused(color: &str) -> String {
+    let tokens: Vec<String> = Accent::ALL.iter().map(|a| format!("'{a}'")).collect();
+    format!(
+        "Invalid enum value. Expected {}, received '{color}'",
+        tokens.join(" | ")
+    )
+}
+
 /// Asks for the confirmation phrase on a terminal; refuses without one.
 fn ask_confirmation(column: &str) -> anyhow::Result<String> {
     if !std::io::stdin().is_terminal() {
@@ -206,4 +247,55 @@ fn ask_confirmation(column: &str) -> anyhow::Result<String> {
     let mut line = String::new();
     std::io::stdin().lock().read_line(&mut line)?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use board_core::FromJson;
+    use clap::{CommandFactory, Parser};
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        cmd: Cmd,
+    }
+
+    /// The problems a result reports, as the API reports them.
+    fn refusal<T>(result: board_core::Result<T>) -> Option<ValidationErrors> {
+        match result {
+            Ok(_) => None,
+            Err(board_core::Error::Validation(v)) => Some(v),
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    #[test]
+    fn arguments_are_refused_in_the_words_of_the_body_reader() {
+        let cases = [
+            ("", "#ff0000"),
+            (" Review ", "violet"),
+            ("x", "teal "),
+            ("ok", "RED"),
+        ];
+        for (name, color) in cases {
+            let body = serde_json::json!({ "name": name, "color": color });
+            assert_eq!(
+                refusal(checked(Some(name), Some(color))),
+                refusal(ColumnPatch::from_json(&body)),
+                "{name:?} {color:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_help_names_the_confirmation() {
+        let mut cli = Cli::command();
+        let help = cli
+            .find_subcommand_mut("delete")
+            .expect("delete")
+            .render_long_help()
+            .to_string();
+        assert!(help.contains(&format!("\"{CONFIRM}\"")), "{help}");
+    }
 }

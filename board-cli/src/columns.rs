@@ -1,6 +1,6 @@
 //! `board columns list --workspace W [--project P]` and `board columns reorder`.
 
-use board_core::{Actor, Board, Column, ColumnOrder, Input, SetQuery};
+use board_core::{Actor, Board, Column, ColumnOrder, SetQuery};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -46,7 +46,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                     Some(&SetQuery::workspace(ws.clone()).project(project.clone())),
                 )
                 .await?;
-            let projects = board.list_projects(&ws).await?;
+            let projects = board.admin().list_projects(&ws).await?;
             let set_name = |c: &Column| match &c.project_id {
                 None => "(tenant)".to_string(),
                 Some(p) => projects
@@ -67,8 +67,9 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                     lookup::column(board, workspace.as_deref(), project.as_deref(), c).await?;
                 ids.push(found.id);
             }
-            let input: Input<ColumnOrder> = Input::from_value(&json!({ "columnIds": ids }));
-            let updated = board.reorder_columns(ME, input).await?;
+            let updated = board
+                .reorder_columns(ME, ColumnOrder::new(ids.clone()))
+                .await?;
             let set = board.column_set(ME, &ids[0]).await?;
             if out.json {
                 out.value(&json!({ "updated": updated, "columns": set }), String::new);

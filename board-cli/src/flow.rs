@@ -196,8 +196,8 @@ fn diagram(flow: &Flow, columns: &[Column]) -> String {
     let day = |t: &str| t.get(..10).unwrap_or(t).to_string();
     let title = format!(
         "Cumulative flow, {} to {}",
-        day(&flow.since),
-        day(&flow.until)
+        day(flow.since.as_str()),
+        day(flow.until.as_str())
     );
     flow_svg::render(&title, &bands, &days, &counts)
 }

@@ -6,7 +6,7 @@ use board_core::Board;
 use crate::output::Out;
 
 pub async fn run(board: &Board, out: &Out) -> anyhow::Result<()> {
-    let report = board.sweep().await?;
+    let report = board.admin().sweep().await?;
     out.value(&report, || {
         let mut lines = Vec::new();
         for (what, names) in [

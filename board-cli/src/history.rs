@@ -1,6 +1,6 @@
 //! `board history CARD`.
 
-use board_core::{Actor, Board, CardId};
+use board_core::{Actor, Board};
 
 use crate::output::Out;
 
@@ -11,13 +11,13 @@ pub struct Args {
 }
 
 pub async fn run(board: &Board, out: &Out, args: Args) -> anyhow::Result<()> {
-    let id = CardId::from_path(&args.card)?;
+    let id = crate::lookup::card_id(&args.card)?;
     let entries = board.card_history(&Actor::Operator, &id).await?;
     let rows = entries
         .iter()
         .map(|e| {
             vec![
-                e.moved_at.clone(),
+                e.moved_at.to_string(),
                 e.from_name.clone().unwrap_or_else(|| "—".into()),
                 e.to_name.clone(),
             ]

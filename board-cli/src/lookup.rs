@@ -1,6 +1,6 @@
 //! Names a person types, resolved through board-core's lookups.
 
-use board_core::{Actor, Board, Column, ProjectId, WorkspaceId};
+use board_core::{Actor, Board, CardId, Column, ProjectId, WorkspaceId};
 
 /// The workspace and project a command names, by id or name.
 pub async fn place(
@@ -8,9 +8,9 @@ pub async fn place(
     workspace: &str,
     project: Option<&str>,
 ) -> anyhow::Result<(WorkspaceId, Option<ProjectId>)> {
-    let ws = board.find_workspace(workspace).await?;
+    let ws = board.admin().find_workspace(workspace).await?;
     let project = match project {
-        Some(p) => Some(board.find_project(&ws.id, p).await?.id),
+        Some(p) => Some(board.admin().find_project(&ws.id, p).await?.id),
         None => None,
     };
     Ok((ws.id, project))
@@ -35,4 +35,9 @@ pub async fn column(
     Ok(board
         .find_column_in(&Actor::Operator, ws.as_ref(), project.as_ref(), column)
         .await?)
+}
+
+/// A card id as typed: a malformed one is a card that does not exist.
+pub fn card_id(s: &str) -> anyhow::Result<CardId> {
+    Ok(CardId::parse(s).ok_or(board_core::Error::NotFound("card"))?)
 }

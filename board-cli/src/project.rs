@@ -26,8 +26,8 @@ pub enum Cmd {
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     match cmd {
         Cmd::Create { workspace, name } => {
-            let ws = board.find_workspace(&workspace).await?;
-            let p = board.create_project(&ws.id, &name).await?;
+            let ws = board.admin().find_workspace(&workspace).await?;
+            let p = board.admin().create_project(&ws.id, &name).await?;
             out.value(&p, || {
                 format!(
                     "created project {:?} ({}) in workspace {:?}",
@@ -36,8 +36,8 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             });
         }
         Cmd::List { workspace } => {
-            let ws = board.find_workspace(&workspace).await?;
-            let all = board.list_projects(&ws.id).await?;
+            let ws = board.admin().find_workspace(&workspace).await?;
+            let all = board.admin().list_projects(&ws.id).await?;
             let rows = all
                 .iter()
                 .map(|p| vec![p.name.clone(), p.id.to_string()])

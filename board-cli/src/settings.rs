@@ -50,7 +50,7 @@ pub enum OnOff {
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     let Cmd::Set { workspace, setting } = cmd;
-    let ws = board.find_workspace(&workspace).await?;
+    let ws = board.admin().find_workspace(&workspace).await?;
     let mut patch = SettingsPatch::new(ws.id.clone());
     match setting {
         Setting::ColumnScope { value } => {

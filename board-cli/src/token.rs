@@ -57,8 +57,8 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             account,
             expires_in,
         } => {
-            let acc = board.find_account(&account).await?;
-            let t = board.create_token(&acc.id, expires_in).await?;
+            let acc = board.admin().find_account(&account).await?;
+            let t = board.admin().create_token(&acc.id, expires_in).await?;
             if !out.json {
                 eprintln!("The token is shown once: only its hash is stored. Keep it now.");
             }
@@ -68,25 +68,33 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                     t.token,
                     t.id,
                     acc.name,
-                    t.expires_at.as_deref().unwrap_or("never")
+                    t.expires_at.as_ref().map_or("never", |at| at.as_str())
                 )
             });
         }
         Cmd::List { account } => {
             let acc = match account {
-                Some(a) => Some(board.find_account(&a).await?),
+                Some(a) => Some(board.admin().find_account(&a).await?),
                 None => None,
             };
-            let all = board.list_tokens(acc.as_ref().map(|a| &a.id)).await?;
+            let all = board
+                .admin()
+                .list_tokens(acc.as_ref().map(|a| &a.id))
+                .await?;
             let rows = all
                 .iter()
                 .map(|t| {
                     vec![
                         t.id.to_string(),
                         t.account_name.clone(),
-                        t.created_at.clone(),
-                        t.expires_at.clone().unwrap_or_else(|| "never".into()),
-                        t.revoked_at.clone().unwrap_or_default(),
+                        t.created_at.to_string(),
+                        t.expires_at
+                            .as_ref()
+                            .map_or("never".into(), ToString::to_string),
+                        t.revoked_at
+                            .as_ref()
+                            .map(ToString::to_string)
+                            .unwrap_or_default(),
                     ]
                 })
                 .collect();
@@ -97,7 +105,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             );
         }
         Cmd::Revoke { token } => {
-            board.revoke_token(&token).await?;
+            board.admin().revoke_token(&token).await?;
             out.value(&json!({"revoked": true}), || "token revoked".into());
         }
     }

@@ -3,9 +3,8 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::time::Duration;
 
-use anyhow::{bail, Context};
+use anyhow::bail;
 use board_core::{Board, Options, TransferOptions, TransferProgress, TransferReport};
 
 use crate::output::Out;
@@ -41,19 +40,6 @@ pub struct ImportArgs {
     /// A folder written by `board export`. Its checksums are verified before anything is
     /// written; the database (created when missing) must hold no data.
     dir: PathBuf,
-}
-
-/// The pause of [`PAUSE_VAR`], if set.
-fn pause() -> anyhow::Result<Option<Duration>> {
-    match std::env::var(PAUSE_VAR) {
-        Ok(v) if !v.is_empty() => {
-            let secs: f64 = v
-                .parse()
-                .with_context(|| format!("{PAUSE_VAR}={v:?} is not a number of seconds"))?;
-            Ok(Some(Duration::from_secs_f64(secs)))
-        }
-        _ => Ok(None),
-    }
 }
 
 /// Progress on standard error: a line per table when it is a terminal; the
@@ -123,10 +109,9 @@ pub async fn copy(
     let target = Board::open_with(to).await?;
     let options = TransferOptions {
         copy_files: args.files_to.is_some(),
-        pause_before_commit: pause()?,
         progress: Some(&progress),
     };
-    let result = board.copy_to(&target, &options).await;
+    let result = board.admin().copy_to(&target, &options).await;
     target.close().await;
     summary(out, &result?);
     Ok(())
@@ -137,16 +122,15 @@ pub async fn export(board: &Board, out: &Out, args: ExportArgs) -> anyhow::Resul
         progress: Some(&progress),
         ..Default::default()
     };
-    summary(out, &board.export(&args.out, &options).await?);
+    summary(out, &board.admin().export(&args.out, &options).await?);
     Ok(())
 }
 
 pub async fn import(board: &Board, out: &Out, args: ImportArgs) -> anyhow::Result<()> {
     let options = TransferOptions {
         copy_files: true,
-        pause_before_commit: pause()?,
         progress: Some(&progress),
     };
-    summary(out, &board.import(&args.dir, &options).await?);
+    summary(out, &board.admin().import(&args.dir, &options).await?);
     Ok(())
 }

@@ -26,7 +26,7 @@ pub enum Cmd {
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     match cmd {
         Cmd::Create { name } => {
-            let ws = board.create_workspace(&name).await?;
+            let ws = board.admin().create_workspace(&name).await?;
             out.value(&ws, || {
                 format!(
                     "created workspace {:?} ({}) with the columns To do, Doing and Done",
@@ -35,7 +35,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             });
         }
         Cmd::List => {
-            let all = board.list_workspaces().await?;
+            let all = board.admin().list_workspaces().await?;
             let rows = all
                 .iter()
                 .map(|w| vec![w.name.clone(), w.id.to_string()])
@@ -43,8 +43,8 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             out.table(&all, &["name", "id"], rows);
         }
         Cmd::Rename { workspace, name } => {
-            let before = board.find_workspace(&workspace).await?;
-            let ws = board.rename_workspace(&before.id, &name).await?;
+            let before = board.admin().find_workspace(&workspace).await?;
+            let ws = board.admin().rename_workspace(&before.id, &name).await?;
             out.value(&ws, || {
                 format!(
                     "renamed workspace {:?} to {:?} ({})",

@@ -137,7 +137,7 @@ on_both_backends! {
         }
         // Nothing was created by the refusals.
         let board = app.board().await;
-        assert_eq!(board.list_workspaces().await.unwrap().len(), 1);
+        assert_eq!(board.admin().list_workspaces().await.unwrap().len(), 1);
         let view = board.board(&board_core::Actor::Operator, &board_core::SetQuery::from_query(Some(&app.tenant), None).unwrap()).await.unwrap();
         assert!(view.columns.iter().all(|c| c.cards.is_empty()));
     }

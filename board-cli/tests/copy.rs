@@ -169,6 +169,7 @@ async fn fill(app: &App) -> Story {
     let member_token = app.account_in(&t, "ana", "member").await;
     let revoked_token = app.account_in(&t, "bob", "viewer").await;
     app.operator()
+        .admin()
         .revoke_token(&revoked_token)
         .await
         .expect("revoke");
@@ -479,7 +480,7 @@ async fn small_source() -> App {
 /// The workspaces of `db` through board-core (none: the target holds nothing).
 async fn workspaces(db: &TestDb) -> usize {
     let board = db.open().await;
-    let n = board.list_workspaces().await.expect("list").len();
+    let n = board.admin().list_workspaces().await.expect("list").len();
     board.close().await;
     n
 }
@@ -493,7 +494,7 @@ testkit::on_both_backends! {
         assert!(!out.success);
         assert!(out.stderr.contains("already holds data (table workspaces)"), "{}", out.stderr);
         let board = busy.board().await;
-        assert_eq!(board.list_workspaces().await.unwrap().len(), 1, "nothing was copied");
+        assert_eq!(board.admin().list_workspaces().await.unwrap().len(), 1, "nothing was copied");
         board.close().await;
 
         // `board init` alone makes no data: the copy goes in.

@@ -6,11 +6,12 @@ use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
-use crate::db::{self, now, now_plus};
 use crate::error::{is_unique_violation, Error, Result};
 use crate::ids::{is_cuid, AccountId, TokenId, WorkspaceId};
+use crate::store::WriteTx;
 use crate::text::Name;
-use crate::Board;
+use crate::time::{now, now_plus, Timestamp};
+use crate::{Admin, Board};
 
 /// A role in one workspace. Ordered: `Viewer < Member < Admin`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -74,7 +75,9 @@ impl Actor {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Session {
     account: AccountId,
-    roles: Vec<(String, Role)>,
+    /// The token it was authenticated with (checked again by a long stream).
+    token: TokenId,
+    roles: Vec<(WorkspaceId, Role)>,
 }
 
 impl Session {
@@ -84,7 +87,7 @@ impl Session {
     }
 
     /// Its role in `workspace`, if it is a member.
-    pub fn role_in(&self, workspace: &str) -> Option<Role> {
+    pub fn role_in(&self, workspace: &WorkspaceId) -> Option<Role> {
         self.roles
             .iter()
             .find(|(w, _)| w == workspace)
@@ -114,8 +117,10 @@ pub struct Membership {
     pub role: Role,
 }
 
-/// A token as issued: the secret is shown here once and never stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A token as issued: the secret is shown here once and never stored. Its
+/// `Debug` leaves the secret out (`"brd_<id>_…"`), so a logged value does not
+/// leak it.
+#[derive(Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct IssuedToken {
     /// The bearer token to hand to the client.
@@ -125,7 +130,21 @@ pub struct IssuedToken {
     /// The account it authenticates.
     pub account_id: AccountId,
     /// When it stops being accepted, if ever.
-    pub expires_at: Option<String>,
+    pub expires_at: Option<Timestamp>,
+}
+
+impl std::fmt::Debug for IssuedToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("IssuedToken")
+            .field(
+                "token",
+                &format_args!("\"{TOKEN_PREFIX}_{}_…\"", self.id.as_str()),
+            )
+            .field("id", &self.id)
+            .field("account_id", &self.account_id)
+            .field("expires_at", &self.expires_at)
+            .finish()
+    }
 }
 
 const TOKEN_PREFIX: &str = "brd";
@@ -163,10 +182,10 @@ impl Board {
     /// let mut options = board_core::Options::new(format!("sqlite://{}/a.db", dir.display()));
     /// options.files_dir = dir.join("files");
     /// let board = board_core::Board::open_with(options).await?;
-    /// let erin = board.create_account("erin").await?;
-    /// let issued = board.create_token(&erin.id, Some(30 * 86_400)).await?;
+    /// let erin = board.admin().create_account("erin").await?;
+    /// let issued = board.admin().create_token(&erin.id, Some(30 * 86_400)).await?;
     /// assert_eq!(board.authenticate(&issued.token).await?.account(), Some(&erin.id));
-    /// board.revoke_token(&issued.token).await?;
+    /// board.admin().revoke_token(&issued.token).await?;
     /// assert!(board.authenticate(&issued.token).await.is_err());
     /// # board.close().await;
     /// # Ok::<(), board_core::Error>(())
@@ -186,8 +205,8 @@ impl Board {
         .await?;
         let row = rows.first().ok_or(Error::Unauthenticated)?;
         let stored: String = row.try_get("secret_hash")?;
-        let expires: Option<String> = row.try_get("expires_at")?;
-        let revoked: Option<String> = row.try_get("revoked_at")?;
+        let expires: Option<Timestamp> = row.try_get("expires_at")?;
+        let revoked: Option<Timestamp> = row.try_get("revoked_at")?;
         let valid = constant_time_eq(stored.as_bytes(), hash_secret(secret).as_bytes())
             && revoked.is_none()
             && expires.is_none_or(|at| at > now());
@@ -196,7 +215,7 @@ impl Board {
         }
         let mut roles = Vec::new();
         for r in &rows {
-            let workspace: Option<String> = r.try_get("workspace_id")?;
+            let workspace: Option<WorkspaceId> = r.try_get("workspace_id")?;
             let role: Option<String> = r.try_get("role")?;
             if let (Some(w), Some(role)) = (workspace, role.as_deref().and_then(Role::parse)) {
                 roles.push((w, role));
@@ -204,6 +223,7 @@ impl Board {
         }
         Ok(Actor::Session(Session {
             account: AccountId::from_db(row.try_get("account_id")?),
+            token: TokenId::from_db(id.to_string()),
             roles,
         }))
     }
@@ -216,17 +236,12 @@ impl Board {
         &self,
         exec: E,
         actor: &Actor,
-        workspace: &str,
+        workspace: &WorkspaceId,
         min: Role,
     ) -> Result<()>
     where
         E: Executor<'e, Database = Any>,
     {
-        // A malformed id names no workspace (and may hold bytes, such as NUL,
-        // that PostgreSQL refuses as text): not reached, without a query.
-        if !crate::ids::is_cuid(workspace) {
-            return Err(Error::not_reached());
-        }
         let account = match actor {
             Actor::Operator => return Ok(()),
             Actor::Session(s) => return check_role_of(s.role_in(workspace), min),
@@ -236,20 +251,116 @@ impl Board {
             "SELECT role FROM memberships WHERE workspace_id = $1 AND account_id = $2",
         )
         .bind(workspace)
-        .bind(account.as_str())
+        .bind(account)
         .fetch_optional(exec)
         .await?;
         check_role(role.as_deref(), min)
     }
 
+    /// Checks again, now, that `actor` reaches `workspace` with at least
+    /// `min`: for a session, that its token is still valid (not revoked, not
+    /// expired) and its account still has the role there, in one statement.
+    /// A long-lived reader (an event stream) calls it every so often.
+    pub(crate) async fn still_reaches(
+        &self,
+        actor: &Actor,
+        workspace: &WorkspaceId,
+        min: Role,
+    ) -> Result<()> {
+        let Actor::Session(session) = actor else {
+            return self.require(&self.pool, actor, workspace, min).await;
+        };
+        let row = sqlx::query(
+            "SELECT t.expires_at, t.revoked_at, (SELECT role FROM memberships m \
+                 WHERE m.workspace_id = $2 AND m.account_id = t.account_id) AS role \
+             FROM tokens t WHERE t.id = $1",
+        )
+        .bind(&session.token)
+        .bind(workspace)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(Error::Unauthenticated)?;
+        let expires: Option<Timestamp> = row.try_get("expires_at")?;
+        let revoked: Option<Timestamp> = row.try_get("revoked_at")?;
+        if revoked.is_some() || expires.is_some_and(|at| at <= now()) {
+            return Err(Error::Unauthenticated);
+        }
+        let role: Option<String> = row.try_get("role")?;
+        check_role(role.as_deref(), min)
+    }
+}
+
+/// The access rule on a role read elsewhere (`None`: not a member, or no such
+/// workspace): 403 when absent or below `min`.
+pub(crate) fn check_role(role: Option<&str>, min: Role) -> Result<()> {
+    check_role_of(role.and_then(Role::parse), min)
+}
+
+/// [`check_role`] on a parsed role.
+pub(crate) fn check_role_of(role: Option<Role>, min: Role) -> Result<()> {
+    match role {
+        None => Err(Error::not_reached()),
+        Some(r) if r < min => Err(Error::Forbidden(format!(
+            "this needs the {} role in the workspace",
+            min.as_str()
+        ))),
+        Some(_) => Ok(()),
+    }
+}
+
+pub(crate) async fn insert_account(tx: &mut WriteTx, account: &Account) -> Result<()> {
+    sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+        .bind(&account.id)
+        .bind(&account.name)
+        .bind(now())
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+pub(crate) async fn issue_token(
+    tx: &mut WriteTx,
+    account: &AccountId,
+    expires_in_secs: Option<i64>,
+) -> Result<IssuedToken> {
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
+    let secret = to_hex(&raw);
+    let id = TokenId::new();
+    let expires_at = expires_in_secs.map(now_plus);
+    let inserted = sqlx::query(
+        "INSERT INTO tokens (id, account_id, secret_hash, created_at, expires_at) \
+         SELECT $1, id, $3, $4, $5 FROM accounts WHERE id = $2",
+    )
+    .bind(&id)
+    .bind(account)
+    .bind(hash_secret(&secret))
+    .bind(now())
+    .bind(expires_at.clone())
+    .execute(&mut **tx)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(Error::NotFound("account"));
+    }
+    Ok(IssuedToken {
+        token: format!("{TOKEN_PREFIX}_{id}_{secret}"),
+        id,
+        account_id: account.clone(),
+        expires_at,
+    })
+}
+
+crate::ids::bind_as_text!(Role);
+
+impl Admin<'_> {
     /// Creates an account with a unique name (1..=100 characters, trimmed).
     pub async fn create_account(&self, name: &str) -> Result<Account> {
         let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
         let account = Account {
-            id: AccountId::from_db(db::new_id()),
+            id: AccountId::new(),
             name,
         };
-        let mut tx = self.write_unlocked().await?;
+        let mut tx = self.board.write_unlocked().await?;
         insert_account(&mut tx, &account).await.map_err(|e| {
             if is_unique_violation(&e) {
                 Error::Conflict(format!(
@@ -272,10 +383,10 @@ impl Board {
         role: Role,
     ) -> Result<Membership> {
         // The foreign keys back both existence checks; the upsert is one statement.
-        let mut tx = self.write_unlocked().await?;
-        self.workspace_exists(&mut *tx, workspace.as_str()).await?;
+        let mut tx = self.board.write_unlocked().await?;
+        self.board.workspace_exists(&mut *tx, workspace).await?;
         let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1")
-            .bind(account.as_str())
+            .bind(account)
             .fetch_optional(&mut *tx)
             .await?;
         exists.ok_or(Error::NotFound("account"))?;
@@ -284,9 +395,9 @@ impl Board {
              VALUES ($1, $2, $3, $4) \
              ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
         )
-        .bind(workspace.as_str())
-        .bind(account.as_str())
-        .bind(role.as_str())
+        .bind(workspace)
+        .bind(account)
+        .bind(role)
         .bind(now())
         .execute(&mut *tx)
         .await?;
@@ -305,7 +416,7 @@ impl Board {
         account: &AccountId,
         expires_in_secs: Option<i64>,
     ) -> Result<IssuedToken> {
-        let mut tx = self.write_unlocked().await?;
+        let mut tx = self.board.write_unlocked().await?;
         let issued = issue_token(&mut tx, account, expires_in_secs).await?;
         tx.commit().await?;
         Ok(issued)
@@ -318,7 +429,7 @@ impl Board {
             None if is_cuid(token_or_id) => token_or_id,
             None => return Err(Error::NotFound("token")),
         };
-        let mut tx = self.write_unlocked().await?;
+        let mut tx = self.board.write_unlocked().await?;
         let done =
             sqlx::query("UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")
                 .bind(id)
@@ -333,66 +444,6 @@ impl Board {
     }
 }
 
-/// The access rule on a role read elsewhere (`None`: not a member, or no such
-/// workspace): 403 when absent or below `min`.
-pub(crate) fn check_role(role: Option<&str>, min: Role) -> Result<()> {
-    check_role_of(role.and_then(Role::parse), min)
-}
-
-/// [`check_role`] on a parsed role.
-pub(crate) fn check_role_of(role: Option<Role>, min: Role) -> Result<()> {
-    match role {
-        None => Err(Error::not_reached()),
-        Some(r) if r < min => Err(Error::Forbidden(format!(
-            "this needs the {} role in the workspace",
-            min.as_str()
-        ))),
-        Some(_) => Ok(()),
-    }
-}
-
-pub(crate) async fn insert_account(tx: &mut db::WriteTx, account: &Account) -> Result<()> {
-    sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
-        .bind(account.id.as_str())
-        .bind(account.name.as_str())
-        .bind(now())
-        .execute(&mut **tx)
-        .await?;
-    Ok(())
-}
-
-pub(crate) async fn issue_token(
-    tx: &mut db::WriteTx,
-    account: &AccountId,
-    expires_in_secs: Option<i64>,
-) -> Result<IssuedToken> {
-    let mut raw = [0u8; 32];
-    getrandom::fill(&mut raw).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
-    let secret = to_hex(&raw);
-    let id = db::new_id();
-    let expires_at = expires_in_secs.map(now_plus);
-    let inserted = sqlx::query(
-        "INSERT INTO tokens (id, account_id, secret_hash, created_at, expires_at) \
-         SELECT $1, id, $3, $4, $5 FROM accounts WHERE id = $2",
-    )
-    .bind(id.as_str())
-    .bind(account.as_str())
-    .bind(hash_secret(&secret))
-    .bind(now())
-    .bind(expires_at.clone())
-    .execute(&mut **tx)
-    .await?;
-    if inserted.rows_affected() == 0 {
-        return Err(Error::NotFound("account"));
-    }
-    Ok(IssuedToken {
-        token: format!("{TOKEN_PREFIX}_{id}_{secret}"),
-        id: TokenId::from_db(id),
-        account_id: account.clone(),
-        expires_at,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -405,6 +456,22 @@ mod tests {
         assert_eq!(split_token(&token), Some((id.as_str(), secret.as_str())));
         assert_eq!(split_token("brd_x_y"), None);
         assert_eq!(split_token(&format!("xyz_{id}_{secret}")), None);
+    }
+
+    #[test]
+    fn issued_token_debug_hides_the_secret() {
+        let id = cuid2::create_id();
+        let secret = "ab".repeat(32);
+        let issued = IssuedToken {
+            token: format!("brd_{id}_{secret}"),
+            id: TokenId::parse(&id).unwrap(),
+            account_id: AccountId::parse(&cuid2::create_id()).unwrap(),
+            expires_at: None,
+        };
+        let shown = format!("{issued:?}");
+        assert!(!shown.contains(&secret), "{shown}");
+        assert!(shown.contains(&format!("token: \"brd_{id}_…\"")), "{shown}");
+        assert!(format!("{issued:#?}").contains(&id));
     }
 
     #[test]

@@ -9,12 +9,13 @@ use sqlx::{Any, Executor};
 use tokio::io::AsyncWriteExt;
 
 use crate::access::{Actor, Role};
-use crate::db::{new_id, now, Lock};
 use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
 use crate::events::Change;
 use crate::files::FileReader;
 use crate::ids::{is_cuid, AttachmentId, CardId, CommentId, WorkspaceId};
+use crate::store::Lock;
+use crate::time::now;
 use crate::Board;
 
 /// Where an attachment belongs.
@@ -98,16 +99,14 @@ pub(crate) const ATTACHMENT_SELECT: &str =
     "SELECT id, card_id, comment_id, scope, stored_name, original_name, mime_type, size \
      FROM attachments";
 
-/// Loads attachments with a `WHERE …` clause and binds.
-pub(crate) async fn select<'e, E>(exec: E, clause: &str, binds: &[&str]) -> Result<Vec<Attachment>>
+/// Loads attachments with a `WHERE …` clause on `$1`, bound to `key` (an id).
+pub(crate) async fn select<'e, E, K>(exec: E, clause: &str, key: &K) -> Result<Vec<Attachment>>
 where
     E: Executor<'e, Database = Any>,
+    K: for<'q> sqlx::Encode<'q, Any> + sqlx::Type<Any> + Sync,
 {
     let sql = format!("{ATTACHMENT_SELECT} {clause}");
-    let mut q = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql));
-    for b in binds {
-        q = q.bind(*b);
-    }
+    let q = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql)).bind(key);
     Ok(q.fetch_all(exec)
         .await?
         .into_iter()
@@ -192,8 +191,11 @@ struct Pending {
 
 impl Board {
     /// The card's attachment row by id; 404 when it does not exist.
-    async fn find_attachment(&self, clause: &str, key: &str) -> Result<Attachment> {
-        select(&self.pool, clause, &[key])
+    async fn find_attachment<K>(&self, clause: &str, key: &K) -> Result<Attachment>
+    where
+        K: for<'q> sqlx::Encode<'q, Any> + sqlx::Type<Any> + Sync,
+    {
+        select(&self.pool, clause, key)
             .await?
             .pop()
             .ok_or(Error::NotFound("attachment"))
@@ -203,8 +205,8 @@ impl Board {
     /// writes in its workspace (403), attachments are on (403).
     /// The card's workspace, once the actor may upload to the card.
     async fn upload_allowed(&self, actor: &Actor, card: &CardId) -> Result<WorkspaceId> {
-        let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Member)
+        let found = self.find_card(&self.pool, card).await?;
+        self.require(&self.pool, actor, &found.workspace_id, Role::Member)
             .await?;
         if !self.attachments_enabled {
             return Err(Error::AttachmentsDisabled);
@@ -284,7 +286,7 @@ impl Board {
             if part.field != "files" && part.field != "file" {
                 continue;
             }
-            let stored_name = new_id();
+            let stored_name = cuid2::create_id();
             temps.push(stored_name.clone());
             let mut out = self.store.create_temp(&stored_name).await?;
             let mut size: u64 = 0;
@@ -339,20 +341,20 @@ impl Board {
         scope: Scope,
         pending: &[Pending],
     ) -> Result<Vec<Attachment>> {
-        let mut tx = self.write(Lock::Card(card.as_str())).await?;
+        let mut tx = self.write(Lock::Card(card)).await?;
         let mut ids = Vec::new();
         for p in pending {
-            let id = new_id();
+            let id = AttachmentId::new();
             sqlx::query(
                 "INSERT INTO attachments (id, card_id, comment_id, scope, stored_name, \
                  original_name, mime_type, size, created_at) \
                  VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8)",
             )
-            .bind(id.as_str())
-            .bind(card.as_str())
-            .bind(scope.as_str())
-            .bind(p.stored_name.as_str())
-            .bind(p.original_name.as_str())
+            .bind(&id)
+            .bind(card)
+            .bind(scope)
+            .bind(&p.stored_name)
+            .bind(&p.original_name)
             .bind(p.mime_type)
             .bind(p.size as i64)
             .bind(now())
@@ -362,7 +364,7 @@ impl Board {
         }
         let mut rows = Vec::new();
         for id in &ids {
-            rows.extend(select(&mut *tx, "WHERE id = $1", &[id]).await?);
+            rows.extend(select(&mut *tx, "WHERE id = $1", id).await?);
         }
         for row in &rows {
             tx.emit(Change::new("attachment.created", ws, actor, row, &[]));
@@ -373,32 +375,32 @@ impl Board {
 
     /// The card's CARD-scope attachments, oldest first (Viewer).
     pub async fn card_attachments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Attachment>> {
-        let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Viewer)
+        let found = self.find_card(&self.pool, card).await?;
+        self.require(&self.pool, actor, &found.workspace_id, Role::Viewer)
             .await?;
         select(
             &self.pool,
             "WHERE card_id = $1 AND scope = 'CARD' ORDER BY created_at, id",
-            &[card.as_str()],
+            card,
         )
         .await
     }
 
     /// Deletes an attachment (Member): the row in a transaction, then its file.
     pub async fn delete_attachment(&self, actor: &Actor, id: &AttachmentId) -> Result<()> {
-        let found = self.find_attachment("WHERE id = $1", id.as_str()).await?;
-        let card = self.find_card(&self.pool, found.card_id.as_str()).await?;
-        self.require(&self.pool, actor, card.workspace_id.as_str(), Role::Member)
+        let found = self.find_attachment("WHERE id = $1", id).await?;
+        let card = self.find_card(&self.pool, &found.card_id).await?;
+        self.require(&self.pool, actor, &card.workspace_id, Role::Member)
             .await?;
-        let mut tx = self.write(Lock::Card(found.card_id.as_str())).await?;
+        let mut tx = self.write(Lock::Card(&found.card_id)).await?;
         let gone = sqlx::query("DELETE FROM attachments WHERE id = $1")
-            .bind(id.as_str())
+            .bind(id)
             .execute(&mut *tx)
             .await?;
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("attachment"));
         }
-        let event = Change::deleted("attachment.deleted", &card.workspace_id, actor, id.as_str());
+        let event = Change::deleted("attachment.deleted", &card.workspace_id, actor, &id);
         tx.emit(event);
         tx.commit().await?;
         self.remove_files(&[found.stored_name]).await;
@@ -416,11 +418,11 @@ impl Board {
             return Err(Error::NotFound("file"));
         }
         let found = self
-            .find_attachment("WHERE stored_name = $1", stored_name)
+            .find_attachment("WHERE stored_name = $1", &stored_name.to_owned())
             .await
             .map_err(|_| Error::NotFound("file"))?;
-        let card = self.find_card(&self.pool, found.card_id.as_str()).await?;
-        self.require(&self.pool, actor, card.workspace_id.as_str(), Role::Viewer)
+        let card = self.find_card(&self.pool, &found.card_id).await?;
+        self.require(&self.pool, actor, &card.workspace_id, Role::Viewer)
             .await?;
         let (reader, len) = self
             .store
@@ -430,6 +432,8 @@ impl Board {
         Ok((found, reader, len))
     }
 }
+
+crate::ids::bind_as_text!(Scope);
 
 #[cfg(test)]
 mod tests {

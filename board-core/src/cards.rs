@@ -10,13 +10,14 @@ use sqlx::{Any, Executor, FromRow, Row};
 
 use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::columns::Column;
-use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::history;
-use crate::ids::{CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::ids::{CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::query::SetQuery;
+use crate::store::{Lock, WriteTx};
 use crate::text::Name;
+use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -39,9 +40,11 @@ pub struct Card {
     /// Its place in the column.
     pub position: i64,
     /// When it was created.
-    pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub created_at: Timestamp,
     /// When it last changed.
-    pub updated_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub updated_at: Timestamp,
 }
 
 /// The body of `POST /api/cards`.
@@ -192,7 +195,7 @@ const CARD_SELECT: &str = concat!("SELECT ", card_columns!(), " FROM cards");
 
 impl Board {
     /// Loads a card; 404 when it does not exist.
-    pub(crate) async fn find_card<'e, E>(&self, exec: E, id: &str) -> Result<Card>
+    pub(crate) async fn find_card<'e, E>(&self, exec: E, id: &CardId) -> Result<Card>
     where
         E: Executor<'e, Database = Any>,
     {
@@ -206,17 +209,17 @@ impl Board {
 
     /// A card (Viewer).
     pub async fn card(&self, actor: &Actor, id: &CardId) -> Result<Card> {
-        self.reach_card(actor, id.as_str(), Role::Viewer).await
+        self.reach_card(actor, id, Role::Viewer).await
     }
 
     /// The card, and the actor's reach of its workspace, in one statement:
     /// 404 when the card does not exist, then 403 below `min`.
-    pub(crate) async fn reach_card(&self, actor: &Actor, id: &str, min: Role) -> Result<Card> {
+    pub(crate) async fn reach_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Card> {
         let account = match actor {
             Actor::Operator => return self.find_card(&self.pool, id).await,
             Actor::Session(s) => {
                 let card = self.find_card(&self.pool, id).await?;
-                check_role_of(s.role_in(card.workspace_id.as_str()), min)?;
+                check_role_of(s.role_in(&card.workspace_id), min)?;
                 return Ok(card);
             }
             Actor::Account(a) => a,
@@ -228,7 +231,7 @@ impl Board {
         );
         let row = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
-            .bind(account.as_str())
+            .bind(account)
             .fetch_optional(&self.pool)
             .await?
             .ok_or(Error::NotFound("card"))?;
@@ -246,9 +249,9 @@ impl Board {
         input: impl Into<Input<NewCard>>,
     ) -> Result<Card> {
         let new = input.into().open()?;
-        let ws = new.workspace_id.as_str();
+        let ws = &new.workspace_id;
         self.require(&self.pool, actor, ws, Role::Member).await?;
-        let project = new.project_id.as_ref().map(ProjectId::as_str);
+        let project = new.project_id.as_ref().map(AsRef::as_ref);
         // A set is never deleted, so the set in effect can be chosen before
         // its lock; its columns are read under it.
         let set = self
@@ -256,14 +259,11 @@ impl Board {
             .await?;
         let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         let (column, column_name) = match &new.column_id {
-            Some(c) => (
-                c.as_str().to_string(),
-                column_in_set(&mut tx, c.as_str(), &set).await?,
-            ),
+            Some(c) => (c.clone(), column_in_set(&mut tx, c, &set).await?),
             None => first_column(&mut tx, &set).await?,
         };
         let at = now();
-        let id = new_id();
+        let id = CardId::new();
         // The card and its history counter at 1, then entry 1 (one statement each).
         let sql = format!(
             "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, \
@@ -272,11 +272,11 @@ impl Board {
              FROM cards WHERE column_id = $4 RETURNING {RETURNED}"
         );
         let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(id.as_str())
+            .bind(&id)
             .bind(ws)
-            .bind(project.map(str::to_string))
-            .bind(column.as_str())
-            .bind(new.title.as_str())
+            .bind(&new.project_id)
+            .bind(&column)
+            .bind(&new.title)
             .bind(at)
             .fetch_one(&mut *tx)
             .await?;
@@ -295,7 +295,7 @@ impl Board {
         id: &CardId,
         input: impl Into<Input<CardPatch>>,
     ) -> Result<Card> {
-        let place = self.place_card(actor, id.as_str(), Role::Member).await?;
+        let place = self.place_card(actor, id, Role::Member).await?;
         let patch = input.into().open()?;
         let (mut tx, card, effect) = self.write_card(place).await?;
         let at = now();
@@ -312,7 +312,7 @@ impl Board {
                 "UPDATE cards SET title = $2, updated_at = $3 WHERE id = $1 RETURNING {RETURNED}"
             );
             let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .bind(id.as_str())
+                .bind(id)
                 .bind(title)
                 .bind(at)
                 .fetch_one(&mut *tx)
@@ -332,9 +332,9 @@ impl Board {
             "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2), \
                     (SELECT name FROM columns WHERE id = $3)",
         )
-        .bind(target.as_str())
-        .bind(effect.as_str())
-        .bind(card.column_id.as_str())
+        .bind(&target)
+        .bind(&effect)
+        .bind(&card.column_id)
         .fetch_one(&mut *tx)
         .await?;
         let to_name = to_name.ok_or_else(|| {
@@ -351,14 +351,14 @@ impl Board {
              WHERE id = $1 RETURNING {RETURNED}"
         );
         let moved: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(id.as_str())
-            .bind(target.as_str())
+            .bind(id)
+            .bind(&target)
             .bind(at)
             .bind(title)
             .fetch_one(&mut *tx)
             .await?;
-        history::record(&mut tx, id.as_str(), Some(&from_name), &to_name).await?;
-        let from = [("fromColumnId", card.column_id.as_str().into())];
+        history::record(&mut tx, id, Some(&from_name), &to_name).await?;
+        let from = [("fromColumnId", serde_json::json!(card.column_id))];
         tx.emit(Change::new(
             "card.moved",
             &moved.workspace_id,
@@ -379,7 +379,7 @@ impl Board {
     /// let mut options = Options::new(format!("sqlite://{}/m.db", dir.display()));
     /// options.files_dir = dir.join("files");
     /// let board = Board::open_with(options).await?;
-    /// let first = board.bootstrap().await?.expect("an empty database bootstraps");
+    /// let first = board.admin().bootstrap().await?.expect("an empty database bootstraps");
     /// let ws = first.workspace.id;
     /// let columns = board.list_columns(&Actor::Operator, Some(&SetQuery::workspace(ws.clone()))).await?;
     /// let card = board.create_card(&Actor::Operator, NewCard::new(ws, Name::parse("Ship")?)).await?;
@@ -401,20 +401,20 @@ impl Board {
     /// Deletes a card with its history, comments, attachments (files too) and
     /// relations (Member).
     pub async fn delete_card(&self, actor: &Actor, id: &CardId) -> Result<()> {
-        let place = self.place_card(actor, id.as_str(), Role::Member).await?;
+        let place = self.place_card(actor, id, Role::Member).await?;
         let (mut tx, card, _) = self.write_card(place).await?;
         // The card row too: uploads and comments of the card wait for it.
-        tx.lock(Lock::Card(id.as_str())).await?;
+        tx.lock(Lock::Card(id)).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE card_id = $1")
-                .bind(id.as_str())
+                .bind(id)
                 .fetch_all(&mut *tx)
                 .await?;
         sqlx::query("DELETE FROM cards WHERE id = $1")
-            .bind(id.as_str())
+            .bind(id)
             .execute(&mut *tx)
             .await?;
-        let deleted = Change::deleted("card.deleted", &card.workspace_id, actor, id.as_str());
+        let deleted = Change::deleted("card.deleted", &card.workspace_id, actor, id);
         tx.emit(deleted);
         tx.commit().await?;
         self.remove_files(&files).await;
@@ -425,7 +425,7 @@ impl Board {
     /// tenant set) with each column's cards in order (Viewer). A project
     /// outside the workspace is a 422 on `project`.
     pub async fn board(&self, actor: &Actor, query: &SetQuery) -> Result<BoardView> {
-        let ws = query.workspace_id().as_str();
+        let ws = query.workspace_id();
         self.require(&self.pool, actor, ws, Role::Viewer).await?;
         let set = self
             .set_in_effect(&self.pool, ws, query.project_key(), "project")
@@ -436,7 +436,7 @@ impl Board {
              ORDER BY position, created_at"
         );
         let cards: Vec<Card> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(set.as_str())
+            .bind(&set)
             .fetch_all(&self.pool)
             .await?;
         let columns = columns
@@ -456,17 +456,17 @@ impl Board {
     /// Where a card is, for a write to it (one statement): the card, the
     /// actor's reach (404, then 403 below `min`), the set of its column and the
     /// set in effect for it.
-    async fn place_card(&self, actor: &Actor, id: &str, min: Role) -> Result<Placement> {
+    async fn place_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Placement> {
         let account = match actor {
-            Actor::Account(a) => a.as_str(),
-            Actor::Operator | Actor::Session(_) => "",
+            Actor::Account(a) => Some(a),
+            Actor::Operator | Actor::Session(_) => None,
         };
         let sql = format!(
             "SELECT {CARD_COLUMNS}, c.set_id AS current_set, {} AS effect_set, \
                     (SELECT role FROM memberships m \
                      WHERE m.workspace_id = k.workspace_id AND m.account_id = $2) AS role \
              FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
-            crate::columns::effect_set_sql("k.workspace_id", "k.project_id")
+            crate::sets::effect_set_sql("k.workspace_id", "k.project_id")
         );
         let row = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
@@ -477,7 +477,7 @@ impl Board {
         let card = Card::from_row(&row)?;
         match actor {
             Actor::Operator => {}
-            Actor::Session(s) => check_role_of(s.role_in(card.workspace_id.as_str()), min)?,
+            Actor::Session(s) => check_role_of(s.role_in(&card.workspace_id), min)?,
             Actor::Account(_) => {
                 let role: Option<String> = row.try_get("role")?;
                 check_role(role.as_deref(), min)?;
@@ -493,7 +493,7 @@ impl Board {
     /// in and the set in effect for it (in id order, so two writers never wait
     /// on each other crosswise), then re-reads the card under the lock. Returns
     /// the transaction, the card as of the lock and its set in effect.
-    async fn write_card(&self, mut place: Placement) -> Result<(WriteTx, Card, String)> {
+    async fn write_card(&self, mut place: Placement) -> Result<(WriteTx, Card, ColumnSetId)> {
         loop {
             let mut tx = self.write(Lock::ColumnSets(&place.sets)).await?;
             // Under the lock: a concurrent move or delete may have committed.
@@ -502,11 +502,11 @@ impl Board {
                  FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1"
             );
             let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-                .bind(place.card.id.as_str())
+                .bind(&place.card.id)
                 .fetch_optional(&mut *tx)
                 .await?
                 .ok_or(Error::NotFound("card"))?;
-            let set: String = row.try_get("current_set")?;
+            let set: ColumnSetId = row.try_get("current_set")?;
             if place.sets.contains(&set) {
                 let [_, effect] = place.sets;
                 return Ok((tx, Card::from_row(&row)?, effect));
@@ -515,7 +515,7 @@ impl Board {
             // changed meanwhile): lock again from where it is now.
             drop(tx);
             place = self
-                .place_card(&Actor::Operator, place.card.id.as_str(), Role::Viewer)
+                .place_card(&Actor::Operator, &place.card.id, Role::Viewer)
                 .await?;
         }
     }
@@ -524,11 +524,11 @@ impl Board {
 /// A card and the two sets a write to it locks: [its column's, its set in effect].
 struct Placement {
     card: Card,
-    sets: [String; 2],
+    sets: [ColumnSetId; 2],
 }
 
 /// The name of `column` if it belongs to `set`; else `INVALID_TARGET_COLUMN`.
-async fn column_in_set(tx: &mut WriteTx, column: &str, set: &str) -> Result<String> {
+async fn column_in_set(tx: &mut WriteTx, column: &ColumnId, set: &ColumnSetId) -> Result<String> {
     let name: Option<String> =
         sqlx::query_scalar("SELECT name FROM columns WHERE id = $1 AND set_id = $2")
             .bind(column)
@@ -544,8 +544,8 @@ async fn column_in_set(tx: &mut WriteTx, column: &str, set: &str) -> Result<Stri
 }
 
 /// The first column (lowest position) of `set`.
-async fn first_column(tx: &mut WriteTx, set: &str) -> Result<(String, String)> {
-    let row: Option<(String, String)> =
+async fn first_column(tx: &mut WriteTx, set: &ColumnSetId) -> Result<(ColumnId, String)> {
+    let row: Option<(ColumnId, String)> =
         sqlx::query_as("SELECT id, name FROM columns WHERE set_id = $1 ORDER BY position LIMIT 1")
             .bind(set)
             .fetch_optional(&mut **tx)

@@ -8,11 +8,12 @@ use serde_json::Value;
 
 use crate::access::{Actor, Role};
 use crate::attachments::{self, Attachment};
-use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{Error, Result, Rule};
 use crate::events::Change;
-use crate::ids::{AttachmentId, CardId, CommentId};
+use crate::ids::{AttachmentId, CardId, CommentId, WorkspaceId};
+use crate::store::{Lock, WriteTx};
 use crate::text::CommentText;
+use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -28,9 +29,11 @@ pub struct Comment {
     /// The Markdown, exactly as sent.
     pub content: String,
     /// When it was created.
-    pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub created_at: Timestamp,
     /// When it last changed.
-    pub updated_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub updated_at: Timestamp,
     /// The images bound to it, oldest first.
     pub attachments: Vec<Attachment>,
 }
@@ -40,8 +43,8 @@ struct Row {
     id: CommentId,
     card_id: CardId,
     content: String,
-    created_at: String,
-    updated_at: String,
+    created_at: Timestamp,
+    updated_at: Timestamp,
 }
 
 /// The body of `POST /api/cards/[id]/comments` and `PATCH /api/comments/[id]`.
@@ -115,12 +118,12 @@ const COMMENT_SELECT: &str = "SELECT id, card_id, content, created_at, updated_a
 
 impl Board {
     /// A comment's card and workspace; 404 when the comment does not exist.
-    async fn comment_home(&self, id: &CommentId) -> Result<(String, String)> {
-        let row: Option<(String, String)> = sqlx::query_as(
+    async fn comment_home(&self, id: &CommentId) -> Result<(CardId, WorkspaceId)> {
+        let row: Option<(CardId, WorkspaceId)> = sqlx::query_as(
             "SELECT c.card_id, k.workspace_id FROM comments c JOIN cards k ON k.id = c.card_id \
              WHERE c.id = $1",
         )
-        .bind(id.as_str())
+        .bind(id)
         .fetch_optional(&self.pool)
         .await?;
         row.ok_or(Error::NotFound("comment"))
@@ -128,16 +131,16 @@ impl Board {
 
     /// A card's comments in chronological order, each with its images (Viewer).
     pub async fn card_comments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Comment>> {
-        self.reach_card(actor, card.as_str(), Role::Viewer).await?;
+        self.reach_card(actor, card, Role::Viewer).await?;
         let sql = format!("{COMMENT_SELECT} WHERE card_id = $1 ORDER BY seq");
         let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-            .bind(card.as_str())
+            .bind(card)
             .fetch_all(&self.pool)
             .await?;
         let images = attachments::select(
             &self.pool,
             "WHERE card_id = $1 AND comment_id IS NOT NULL ORDER BY created_at, id",
-            &[card.as_str()],
+            card,
         )
         .await?;
         let mut by_comment: HashMap<CommentId, Vec<Attachment>> = HashMap::new();
@@ -164,22 +167,22 @@ impl Board {
         input: impl Into<Input<CommentInput>>,
     ) -> Result<Comment> {
         let ws = self
-            .reach_card(actor, card.as_str(), Role::Member)
+            .reach_card(actor, card, Role::Member)
             .await?
             .workspace_id;
         let input = input.into().open()?;
-        let mut tx = self.write(Lock::Card(card.as_str())).await?;
-        let id = new_id();
+        let mut tx = self.write(Lock::Card(card)).await?;
+        let id = CommentId::new();
         let at = now();
-        let author = actor.account().map(|a| a.as_str().to_string());
+        let author = actor.account();
         let row: Row = sqlx::query_as(
             "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
              SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2 \
              RETURNING id, card_id, content, created_at, updated_at",
         )
-        .bind(id.as_str())
-        .bind(card.as_str())
-        .bind(input.content.as_str())
+        .bind(&id)
+        .bind(card)
+        .bind(&input.content)
         .bind(author)
         .bind(at)
         .fetch_one(&mut *tx)
@@ -189,7 +192,7 @@ impl Board {
         let comment = if ids.is_empty() {
             with_images(row, Vec::new())
         } else {
-            bind_loose(&mut tx, card.as_str(), &id, &ids).await?;
+            bind_loose(&mut tx, card, &id, &ids).await?;
             load(&mut tx, &id).await?
         };
         tx.emit(Change::new("comment.created", &ws, actor, &comment, &[]));
@@ -213,8 +216,8 @@ impl Board {
         let mut tx = self.write(Lock::Card(&card)).await?;
         let updated =
             sqlx::query("UPDATE comments SET content = $2, updated_at = $3 WHERE id = $1")
-                .bind(id.as_str())
-                .bind(input.content.as_str())
+                .bind(id)
+                .bind(&input.content)
                 .bind(now())
                 .execute(&mut *tx)
                 .await?;
@@ -223,25 +226,24 @@ impl Board {
         }
         let mut removed = Vec::new();
         if let Some(wanted) = &input.attachment_ids {
-            let bound =
-                attachments::select(&mut *tx, "WHERE comment_id = $1", &[id.as_str()]).await?;
-            let wanted_set: BTreeSet<&str> = wanted.iter().map(AttachmentId::as_str).collect();
-            let bound_set: BTreeSet<&str> = bound.iter().map(|a| a.id.as_str()).collect();
-            for a in bound.iter().filter(|a| !wanted_set.contains(a.id.as_str())) {
+            let bound = attachments::select(&mut *tx, "WHERE comment_id = $1", id).await?;
+            let wanted_set: BTreeSet<&AttachmentId> = wanted.iter().collect();
+            let bound_set: BTreeSet<&AttachmentId> = bound.iter().map(|a| &a.id).collect();
+            for a in bound.iter().filter(|a| !wanted_set.contains(&a.id)) {
                 sqlx::query("DELETE FROM attachments WHERE id = $1")
-                    .bind(a.id.as_str())
+                    .bind(&a.id)
                     .execute(&mut *tx)
                     .await?;
                 removed.push(a.stored_name.clone());
             }
             let new: Vec<AttachmentId> = wanted
                 .iter()
-                .filter(|w| !bound_set.contains(w.as_str()))
+                .filter(|w| !bound_set.contains(w))
                 .cloned()
                 .collect();
-            bind_loose(&mut tx, &card, id.as_str(), &new).await?;
+            bind_loose(&mut tx, &card, id, &new).await?;
         }
-        let comment = load(&mut tx, id.as_str()).await?;
+        let comment = load(&mut tx, id).await?;
         tx.emit(Change::new(
             "comment.updated",
             &workspace,
@@ -262,21 +264,21 @@ impl Board {
         let mut tx = self.write(Lock::Card(&card)).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE comment_id = $1")
-                .bind(id.as_str())
+                .bind(id)
                 .fetch_all(&mut *tx)
                 .await?;
         sqlx::query("DELETE FROM attachments WHERE comment_id = $1")
-            .bind(id.as_str())
+            .bind(id)
             .execute(&mut *tx)
             .await?;
         let gone = sqlx::query("DELETE FROM comments WHERE id = $1")
-            .bind(id.as_str())
+            .bind(id)
             .execute(&mut *tx)
             .await?;
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("comment"));
         }
-        let event = Change::deleted("comment.deleted", &workspace, actor, id.as_str());
+        let event = Change::deleted("comment.deleted", &workspace, actor, &id);
         tx.emit(event);
         tx.commit().await?;
         self.remove_files(&files).await;
@@ -300,8 +302,8 @@ fn with_images(r: Row, attachments: Vec<Attachment>) -> Comment {
 /// of this card: `INVALID_ATTACHMENT` (the caller's transaction rolls back).
 async fn bind_loose(
     tx: &mut WriteTx,
-    card: &str,
-    comment: &str,
+    card: &CardId,
+    comment: &CommentId,
     ids: &[AttachmentId],
 ) -> Result<()> {
     if ids.is_empty() {
@@ -317,7 +319,7 @@ async fn bind_loose(
         .bind(comment)
         .bind(card);
     for id in ids {
-        q = q.bind(id.as_str());
+        q = q.bind(id);
     }
     let bound = q.execute(&mut **tx).await?;
     if bound.rows_affected() != ids.len() as u64 {
@@ -330,7 +332,7 @@ async fn bind_loose(
 }
 
 /// A comment with its images, read inside the transaction.
-async fn load(tx: &mut WriteTx, id: &str) -> Result<Comment> {
+async fn load(tx: &mut WriteTx, id: &CommentId) -> Result<Comment> {
     let sql = format!("{COMMENT_SELECT} WHERE id = $1");
     let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(id)
@@ -339,7 +341,7 @@ async fn load(tx: &mut WriteTx, id: &str) -> Result<Comment> {
     let images = attachments::select(
         &mut **tx,
         "WHERE comment_id = $1 ORDER BY created_at, id",
-        &[id],
+        id,
     )
     .await?;
     Ok(with_images(row, images))

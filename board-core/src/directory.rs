@@ -10,12 +10,13 @@ use sqlx::Row;
 use crate::access::{Account, Actor, Role};
 use crate::cards::Card;
 use crate::columns::Column;
-use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
+use crate::error::{taken, Error, Result, ValidationErrors};
 use crate::ids::{AccountId, CardId, ColumnId, ProjectId, TokenId, WorkspaceId};
 use crate::query::SetQuery;
 use crate::text::Name;
+use crate::time::Timestamp;
 use crate::workspaces::{Project, Workspace};
-use crate::Board;
+use crate::{Admin, Board};
 
 /// A membership with the names of its workspace and account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -45,11 +46,11 @@ pub struct TokenInfo {
     /// The account's name.
     pub account_name: String,
     /// When it was issued.
-    pub created_at: String,
+    pub created_at: Timestamp,
     /// When it stops being accepted, if ever.
-    pub expires_at: Option<String>,
+    pub expires_at: Option<Timestamp>,
     /// When it was revoked, if it was.
-    pub revoked_at: Option<String>,
+    pub revoked_at: Option<Timestamp>,
 }
 
 /// Picks the item `given` names among `items`: by id, else by exact name, else
@@ -100,156 +101,6 @@ fn pick<T: Clone>(
 }
 
 impl Board {
-    /// Finds a workspace by id or by name (names are unique; a name in another
-    /// letter case is accepted when only one workspace has it).
-    pub async fn find_workspace(&self, id_or_name: &str) -> Result<Workspace> {
-        let all = self.list_workspaces().await?;
-        pick(
-            "workspace",
-            id_or_name,
-            &all,
-            |w| w.id.as_str(),
-            |w| &w.name,
-        )
-    }
-
-    /// Renames a workspace; the name must not be taken.
-    pub async fn rename_workspace(&self, id: &WorkspaceId, name: &str) -> Result<Workspace> {
-        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
-        // One statement; the unique index decides a race.
-        let mut tx = self.write_unlocked().await?;
-        let done = sqlx::query("UPDATE workspaces SET name = $2 WHERE id = $1")
-            .bind(id.as_str())
-            .bind(name.as_str())
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| taken(e.into(), "workspace", &name, ""))?;
-        if done.rows_affected() == 0 {
-            return Err(Error::NotFound("workspace"));
-        }
-        tx.commit().await?;
-        Ok(Workspace {
-            id: id.clone(),
-            name,
-        })
-    }
-
-    /// The projects of a workspace, oldest first.
-    pub async fn list_projects(&self, workspace: &WorkspaceId) -> Result<Vec<Project>> {
-        let rows: Vec<(String, String)> = sqlx::query_as(
-            "SELECT id, name FROM projects WHERE workspace_id = $1 ORDER BY created_at, id",
-        )
-        .bind(workspace.as_str())
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, name)| Project {
-                id: ProjectId::from_db(id),
-                workspace_id: workspace.clone(),
-                name,
-            })
-            .collect())
-    }
-
-    /// Finds a project of `workspace` by id or by name.
-    pub async fn find_project(&self, workspace: &WorkspaceId, id_or_name: &str) -> Result<Project> {
-        let all = self.list_projects(workspace).await?;
-        pick("project", id_or_name, &all, |p| p.id.as_str(), |p| &p.name)
-    }
-
-    /// Every account, by name.
-    pub async fn list_accounts(&self) -> Result<Vec<Account>> {
-        let rows: Vec<(String, String)> =
-            sqlx::query_as("SELECT id, name FROM accounts ORDER BY name, id")
-                .fetch_all(&self.pool)
-                .await?;
-        Ok(rows
-            .into_iter()
-            .map(|(id, name)| Account {
-                id: AccountId::from_db(id),
-                name,
-            })
-            .collect())
-    }
-
-    /// Finds an account by id or by name.
-    pub async fn find_account(&self, id_or_name: &str) -> Result<Account> {
-        let all = self.list_accounts().await?;
-        pick("account", id_or_name, &all, |a| a.id.as_str(), |a| &a.name)
-    }
-
-    /// The memberships of `workspace`, or of every workspace, by workspace then
-    /// account name.
-    pub async fn list_members(&self, workspace: Option<&WorkspaceId>) -> Result<Vec<Member>> {
-        let rows: Vec<AnyRow> = sqlx::query(
-            "SELECT m.workspace_id, w.name AS workspace_name, m.account_id, \
-                    a.name AS account_name, m.role \
-             FROM memberships m JOIN workspaces w ON w.id = m.workspace_id \
-             JOIN accounts a ON a.id = m.account_id \
-             WHERE $1 = '' OR m.workspace_id = $1 \
-             ORDER BY w.created_at, w.id, a.name",
-        )
-        .bind(workspace.map_or("", WorkspaceId::as_str))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                let role: String = r.try_get("role")?;
-                Ok(Member {
-                    workspace_id: WorkspaceId::from_db(r.try_get("workspace_id")?),
-                    workspace_name: r.try_get("workspace_name")?,
-                    account_id: AccountId::from_db(r.try_get("account_id")?),
-                    account_name: r.try_get("account_name")?,
-                    role: Role::parse(&role).unwrap_or(Role::Viewer),
-                })
-            })
-            .collect()
-    }
-
-    /// Takes `account` out of `workspace`; 404 when it was not a member. Its
-    /// tokens stay valid for its other workspaces.
-    pub async fn remove_member(&self, workspace: &WorkspaceId, account: &AccountId) -> Result<()> {
-        let mut tx = self.write_unlocked().await?;
-        let gone =
-            sqlx::query("DELETE FROM memberships WHERE workspace_id = $1 AND account_id = $2")
-                .bind(workspace.as_str())
-                .bind(account.as_str())
-                .execute(&mut *tx)
-                .await?;
-        if gone.rows_affected() == 0 {
-            return Err(Error::NotFound("membership"));
-        }
-        tx.commit().await?;
-        Ok(())
-    }
-
-    /// Issued tokens, of `account` or of every account, newest first. Secrets
-    /// are never stored, so never shown.
-    pub async fn list_tokens(&self, account: Option<&AccountId>) -> Result<Vec<TokenInfo>> {
-        let rows: Vec<AnyRow> = sqlx::query(
-            "SELECT t.id, t.account_id, a.name AS account_name, t.created_at, t.expires_at, \
-                    t.revoked_at \
-             FROM tokens t JOIN accounts a ON a.id = t.account_id \
-             WHERE $1 = '' OR t.account_id = $1 ORDER BY t.created_at DESC, t.id",
-        )
-        .bind(account.map_or("", AccountId::as_str))
-        .fetch_all(&self.pool)
-        .await?;
-        rows.iter()
-            .map(|r| {
-                Ok(TokenInfo {
-                    id: r.try_get("id")?,
-                    account_id: AccountId::from_db(r.try_get("account_id")?),
-                    account_name: r.try_get("account_name")?,
-                    created_at: r.try_get("created_at")?,
-                    expires_at: r.try_get("expires_at")?,
-                    revoked_at: r.try_get("revoked_at")?,
-                })
-            })
-            .collect()
-    }
-
     /// Finds a column by id, or by name in the set in effect for a card of
     /// `project` (the tenant set without one) of `workspace`. Without a
     /// workspace, only an id finds a column.
@@ -261,7 +112,7 @@ impl Board {
         id_or_name: &str,
     ) -> Result<Column> {
         if let Some(column) = self.column_by_id(id_or_name).await? {
-            let (ws, _) = self.column_home(&self.pool, column.id.as_str()).await?;
+            let (ws, _) = self.column_home(&self.pool, &column.id).await?;
             self.require(&self.pool, actor, &ws, Role::Viewer).await?;
             return Ok(column);
         }
@@ -270,12 +121,12 @@ impl Board {
                 "no column has the id {id_or_name:?}; to find a column by name, give its workspace"
             )));
         };
-        self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
+        self.require(&self.pool, actor, workspace, Role::Viewer)
             .await?;
         let set = self
             .set_in_effect(
                 &self.pool,
-                workspace.as_str(),
+                workspace,
                 project.map(ProjectId::as_str),
                 "project",
             )
@@ -310,17 +161,17 @@ impl Board {
 
     /// The columns of the set `column` belongs to, in order (Viewer).
     pub async fn column_set(&self, actor: &Actor, column: &ColumnId) -> Result<Vec<Column>> {
-        let (ws, set) = self.column_home(&self.pool, column.as_str()).await?;
+        let (ws, set) = self.column_home(&self.pool, column).await?;
         self.require(&self.pool, actor, &ws, Role::Viewer).await?;
         self.set_columns(&self.pool, &set).await
     }
 
     /// A column by id, if `id` is one.
     async fn column_by_id(&self, id: &str) -> Result<Option<Column>> {
-        if !crate::ids::is_cuid(id) {
+        let Some(id) = ColumnId::parse(id) else {
             return Ok(None);
-        }
-        match self.find_column(&self.pool, id).await {
+        };
+        match self.find_column(&self.pool, &id).await {
             Ok(c) => Ok(Some(c)),
             Err(Error::NotFound(_)) => Ok(None),
             Err(e) => Err(e),
@@ -359,14 +210,154 @@ impl Board {
     }
 }
 
-/// A unique-name violation as a clear refusal; `place` says where the name
-/// is unique (empty for the whole installation).
-pub(crate) fn taken(e: Error, what: &str, name: &str, place: &str) -> Error {
-    if is_unique_violation(&e) {
-        Error::Conflict(format!(
-            "a {what} named {name:?} already exists{place}: choose another name"
-        ))
-    } else {
-        e
+impl Admin<'_> {
+    /// Finds a workspace by id or by name (names are unique; a name in another
+    /// letter case is accepted when only one workspace has it).
+    pub async fn find_workspace(&self, id_or_name: &str) -> Result<Workspace> {
+        let all = self.list_workspaces().await?;
+        pick(
+            "workspace",
+            id_or_name,
+            &all,
+            |w| w.id.as_str(),
+            |w| &w.name,
+        )
+    }
+
+    /// Renames a workspace; the name must not be taken.
+    pub async fn rename_workspace(&self, id: &WorkspaceId, name: &str) -> Result<Workspace> {
+        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
+        // One statement; the unique index decides a race.
+        let mut tx = self.board.write_unlocked().await?;
+        let done = sqlx::query("UPDATE workspaces SET name = $2 WHERE id = $1")
+            .bind(id)
+            .bind(&name)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| taken(e.into(), "workspace", &name, ""))?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound("workspace"));
+        }
+        tx.commit().await?;
+        Ok(Workspace {
+            id: id.clone(),
+            name,
+        })
+    }
+
+    /// The projects of a workspace, oldest first.
+    pub async fn list_projects(&self, workspace: &WorkspaceId) -> Result<Vec<Project>> {
+        let rows: Vec<(String, String)> = sqlx::query_as(
+            "SELECT id, name FROM projects WHERE workspace_id = $1 ORDER BY created_at, id",
+        )
+        .bind(workspace)
+        .fetch_all(&self.board.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name)| Project {
+                id: ProjectId::from_db(id),
+                workspace_id: workspace.clone(),
+                name,
+            })
+            .collect())
+    }
+
+    /// Finds a project of `workspace` by id or by name.
+    pub async fn find_project(&self, workspace: &WorkspaceId, id_or_name: &str) -> Result<Project> {
+        let all = self.list_projects(workspace).await?;
+        pick("project", id_or_name, &all, |p| p.id.as_str(), |p| &p.name)
+    }
+
+    /// Every account, by name.
+    pub async fn list_accounts(&self) -> Result<Vec<Account>> {
+        let rows: Vec<(String, String)> =
+            sqlx::query_as("SELECT id, name FROM accounts ORDER BY name, id")
+                .fetch_all(&self.board.pool)
+                .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name)| Account {
+                id: AccountId::from_db(id),
+                name,
+            })
+            .collect())
+    }
+
+    /// Finds an account by id or by name.
+    pub async fn find_account(&self, id_or_name: &str) -> Result<Account> {
+        let all = self.list_accounts().await?;
+        pick("account", id_or_name, &all, |a| a.id.as_str(), |a| &a.name)
+    }
+
+    /// The memberships of `workspace`, or of every workspace, by workspace then
+    /// account name.
+    pub async fn list_members(&self, workspace: Option<&WorkspaceId>) -> Result<Vec<Member>> {
+        let rows: Vec<AnyRow> = sqlx::query(
+            "SELECT m.workspace_id, w.name AS workspace_name, m.account_id, \
+                    a.name AS account_name, m.role \
+             FROM memberships m JOIN workspaces w ON w.id = m.workspace_id \
+             JOIN accounts a ON a.id = m.account_id \
+             WHERE $1 = '' OR m.workspace_id = $1 \
+             ORDER BY w.created_at, w.id, a.name",
+        )
+        .bind(workspace.map_or("", WorkspaceId::as_str))
+        .fetch_all(&self.board.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                let role: String = r.try_get("role")?;
+                Ok(Member {
+                    workspace_id: WorkspaceId::from_db(r.try_get("workspace_id")?),
+                    workspace_name: r.try_get("workspace_name")?,
+                    account_id: AccountId::from_db(r.try_get("account_id")?),
+                    account_name: r.try_get("account_name")?,
+                    role: Role::parse(&role).unwrap_or(Role::Viewer),
+                })
+            })
+            .collect()
+    }
+
+    /// Takes `account` out of `workspace`; 404 when it was not a member. Its
+    /// tokens stay valid for its other workspaces.
+    pub async fn remove_member(&self, workspace: &WorkspaceId, account: &AccountId) -> Result<()> {
+        let mut tx = self.board.write_unlocked().await?;
+        let gone =
+            sqlx::query("DELETE FROM memberships WHERE workspace_id = $1 AND account_id = $2")
+                .bind(workspace)
+                .bind(account)
+                .execute(&mut *tx)
+                .await?;
+        if gone.rows_affected() == 0 {
+            return Err(Error::NotFound("membership"));
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Issued tokens, of `account` or of every account, newest first. Secrets
+    /// are never stored, so never shown.
+    pub async fn list_tokens(&self, account: Option<&AccountId>) -> Result<Vec<TokenInfo>> {
+        let rows: Vec<AnyRow> = sqlx::query(
+            "SELECT t.id, t.account_id, a.name AS account_name, t.created_at, t.expires_at, \
+                    t.revoked_at \
+             FROM tokens t JOIN accounts a ON a.id = t.account_id \
+             WHERE $1 = '' OR t.account_id = $1 ORDER BY t.created_at DESC, t.id",
+        )
+        .bind(account.map_or("", AccountId::as_str))
+        .fetch_all(&self.board.pool)
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(TokenInfo {
+                    id: r.try_get("id")?,
+                    account_id: AccountId::from_db(r.try_get("account_id")?),
+                    account_name: r.try_get("account_name")?,
+                    created_at: r.try_get("created_at")?,
+                    expires_at: r.try_get("expires_at")?,
+                    revoked_at: r.try_get("revoked_at")?,
+                })
+            })
+            .collect()
     }
 }

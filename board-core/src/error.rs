@@ -199,28 +199,6 @@ impl Error {
         }
     }
 
-    /// The HTTP status the server answers with.
-    pub fn status_code(&self) -> u16 {
-        match self {
-            Error::Unauthenticated => 401,
-            Error::Forbidden(_) | Error::ColumnManagementDisabled | Error::AttachmentsDisabled => {
-                403
-            }
-            Error::NotFound(_) | Error::Unknown(_) => 404,
-            Error::LinkExists | Error::Conflict(_) | Error::Transfer(_) => 409,
-            Error::NoFile(_) => 400,
-            Error::FileTooLarge(_) => 413,
-            Error::UnsupportedFormat(_) => 415,
-            Error::Validation(_) | Error::Rule(..) => 422,
-            Error::Unavailable(_) => 503,
-            Error::Config(_)
-            | Error::Database(_)
-            | Error::Io(_)
-            | Error::NoDatabase(_)
-            | Error::Internal(_) => 500,
-        }
-    }
-
     /// The schema details of a validation failure.
     pub fn details(&self) -> Option<&ValidationErrors> {
         match self {
@@ -272,5 +250,17 @@ pub(crate) fn is_unique_violation(e: &Error) -> bool {
             matches!(db.kind(), sqlx::error::ErrorKind::UniqueViolation)
         }
         _ => false,
+    }
+}
+
+/// A unique-name violation as a clear refusal; `place` says where the name
+/// is unique (empty for the whole installation).
+pub(crate) fn taken(e: Error, what: &str, name: &str, place: &str) -> Error {
+    if is_unique_violation(&e) {
+        Error::Conflict(format!(
+            "a {what} named {name:?} already exists{place}: choose another name"
+        ))
+    } else {
+        e
     }
 }

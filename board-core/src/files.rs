@@ -5,7 +5,7 @@
 //! write under a temporary name ([`FileStore::create_temp`]), commit the row,
 //! then [`FileStore::publish`]; deleters commit first, then
 //! [`FileStore::remove`]. What a crash leaves between those steps is swept by
-//! [`crate::Board::sweep`]. Operations only ever pass names the server generated
+//! [`crate::Admin::sweep`]. Operations only ever pass names the server generated
 //! (cuid2 ids), never a path or a name from a client.
 
 use std::fmt;
@@ -206,9 +206,9 @@ mod tests {
 
     #[tokio::test]
     async fn temp_publish_open_remove() {
-        let dir = std::env::temp_dir().join(format!("board-files-{}", crate::db::new_id()));
+        let dir = std::env::temp_dir().join(format!("board-files-{}", cuid2::create_id()));
         let store = LocalDir::new(&dir).unwrap();
-        let name = crate::db::new_id();
+        let name = cuid2::create_id();
         let mut w = store.create_temp(&name).await.unwrap();
         w.write_all(b"hello").await.unwrap();
         w.shutdown().await.unwrap();

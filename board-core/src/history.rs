@@ -6,9 +6,10 @@
 use serde::Serialize;
 
 use crate::access::{Actor, Role};
-use crate::db::{new_id, now, WriteTx};
 use crate::error::Result;
-use crate::ids::{CardId, HistoryId};
+use crate::ids::{CardId, ColumnId, HistoryId};
+use crate::store::WriteTx;
+use crate::time::{now, Timestamp};
 use crate::Board;
 
 /// One entry of a card's history.
@@ -23,7 +24,8 @@ pub struct HistoryEntry {
     /// The column's name after the move.
     pub to_name: String,
     /// When it happened.
-    pub moved_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub moved_at: Timestamp,
 }
 
 /// Records one entry for `card`, numbered by the card's `history_seq`
@@ -33,7 +35,7 @@ pub struct HistoryEntry {
 /// entry; none for the first). The caller's transaction holds the card's set.
 pub(crate) async fn record(
     tx: &mut WriteTx,
-    card: &str,
+    card: &CardId,
     from: Option<&str>,
     to: &str,
 ) -> Result<()> {
@@ -44,9 +46,9 @@ pub(crate) async fn record(
          FROM cards k JOIN columns c ON c.id = k.column_id \
          LEFT JOIN history p ON p.card_id = k.id AND p.seq = k.history_seq - 1 WHERE k.id = $2",
     )
-    .bind(new_id())
+    .bind(HistoryId::new())
     .bind(card)
-    .bind(from.map(str::to_string))
+    .bind(from)
     .bind(to)
     .bind(now())
     .execute(&mut **tx)
@@ -63,8 +65,8 @@ pub(crate) async fn record(
 /// statement that moves the cards and advances their `history_seq`.
 pub(crate) async fn append_column_move(
     tx: &mut WriteTx,
-    column: &str,
-    to: &str,
+    column: &ColumnId,
+    to: &ColumnId,
     from_name: &str,
     to_name: &str,
 ) -> Result<()> {
@@ -91,11 +93,11 @@ pub(crate) async fn append_column_move(
 impl Board {
     /// A card's history, oldest first (Viewer).
     pub async fn card_history(&self, actor: &Actor, card: &CardId) -> Result<Vec<HistoryEntry>> {
-        self.reach_card(actor, card.as_str(), Role::Viewer).await?;
+        self.reach_card(actor, card, Role::Viewer).await?;
         Ok(sqlx::query_as(
             "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
         )
-        .bind(card.as_str())
+        .bind(card)
         .fetch_all(&self.pool)
         .await?)
     }

@@ -7,8 +7,6 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::error::Error;
-
 /// True for a well-formed cuid2 id.
 pub(crate) fn is_cuid(s: &str) -> bool {
     let b = s.as_bytes();
@@ -20,21 +18,18 @@ pub(crate) fn is_cuid(s: &str) -> bool {
 }
 
 macro_rules! id_type {
-    ($(#[$doc:meta])* $name:ident, $what:literal) => {
+    ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
         #[serde(transparent)]
         pub struct $name(String);
 
+        // Not every id type is public (`ColumnSetId` stays inside core).
+        #[allow(dead_code)]
         impl $name {
             /// Parses a well-formed id; `None` otherwise.
             pub fn parse(s: &str) -> Option<Self> {
                 is_cuid(s).then(|| Self(s.to_string()))
-            }
-
-            /// Parses an id taken from a URL path: a malformed id is "not found".
-            pub fn from_path(s: &str) -> Result<Self, Error> {
-                Self::parse(s).ok_or(Error::NotFound($what))
             }
 
             /// The id as text.
@@ -42,7 +37,12 @@ macro_rules! id_type {
                 &self.0
             }
 
-            #[allow(dead_code)]
+            /// A new id, never used before.
+            pub(crate) fn new() -> Self {
+                Self(cuid2::create_id())
+            }
+
+            /// An id as the database holds it (core writes only well-formed ids).
             pub(crate) fn from_db(s: String) -> Self {
                 Self(s)
             }
@@ -98,6 +98,16 @@ macro_rules! id_type {
             }
         }
 
+        /// Bound as itself: its text.
+        impl<'q> sqlx::Encode<'q, sqlx::Any> for $name {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <sqlx::Any as sqlx::Database>::ArgumentBuffer,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <String as sqlx::Encode<'q, sqlx::Any>>::encode_by_ref(&self.0, buf)
+            }
+        }
+
         impl<'r> sqlx::Decode<'r, sqlx::Any> for $name {
             fn decode(
                 value: sqlx::any::AnyValueRef<'r>,
@@ -107,6 +117,28 @@ macro_rules! id_type {
         }
     };
 }
+
+/// Makes a type whose `as_str()` is its stored text (an enum's token, a
+/// checked name) bind as that text: `.bind(&role)`, never `.bind(role.as_str())`.
+macro_rules! bind_as_text {
+    ($($name:ty),+ $(,)?) => {$(
+        impl sqlx::Type<sqlx::Any> for $name {
+            fn type_info() -> sqlx::any::AnyTypeInfo {
+                <String as sqlx::Type<sqlx::Any>>::type_info()
+            }
+        }
+
+        impl<'q> sqlx::Encode<'q, sqlx::Any> for $name {
+            fn encode_by_ref(
+                &self,
+                buf: &mut <sqlx::Any as sqlx::Database>::ArgumentBuffer,
+            ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+                <&str as sqlx::Encode<'_, sqlx::Any>>::encode_by_ref(&self.as_str(), buf)
+            }
+        }
+    )+};
+}
+pub(crate) use bind_as_text;
 
 /// The pattern every id matches (cuid2: 24 characters, `[a-z][a-z0-9]{23}`).
 pub const CUID_PATTERN: &str = "^[a-z][a-z0-9]{23}$";
@@ -123,25 +155,27 @@ fn cuid_schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
 }
 
 id_type!(/// Id of a workspace (a "tenant" on the wire).
-    WorkspaceId, "workspace");
+    WorkspaceId);
 id_type!(/// Id of a project.
-    ProjectId, "project");
+    ProjectId);
 id_type!(/// Id of an account.
-    AccountId, "account");
+    AccountId);
 id_type!(/// Id of a column.
-    ColumnId, "column");
+    ColumnId);
 id_type!(/// Id of a card.
-    CardId, "card");
+    CardId);
 id_type!(/// Id of a comment.
-    CommentId, "comment");
+    CommentId);
 id_type!(/// Id of an attachment.
-    AttachmentId, "attachment");
+    AttachmentId);
 id_type!(/// Id of a relation (link between two cards).
-    RelationId, "relation");
+    RelationId);
 id_type!(/// Id of an entry of a card's history.
-    HistoryId, "history entry");
+    HistoryId);
+id_type!(/// Id of a column set: a workspace's tenant set, or a project's set.
+    ColumnSetId);
 id_type!(/// Id of an issued token (part of the token; enough to revoke it).
-    TokenId, "token");
+    TokenId);
 
 #[cfg(test)]
 mod tests {
@@ -153,6 +187,6 @@ mod tests {
         assert!(!is_cuid("Abcdefghijklmnopqrstuvwx"));
         assert!(!is_cuid("1bcdefghijklmnopqrstuvwx"));
         assert!(!is_cuid("abc"));
-        assert!(CardId::from_path("nope").is_err());
+        assert!(CardId::parse("nope").is_none());
     }
 }

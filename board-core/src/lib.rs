@@ -11,13 +11,16 @@
 //!
 //! ## The shape of the API
 //!
-//! - Every operation is a method of [`Board`] taking the [`Actor`] it runs for
-//!   ([`Actor::Operator`] for the installation's operator, as the CLI runs;
-//!   [`Board::authenticate`] turns a token into an account's actor).
+//! - Every operation on a workspace's data is a method of [`Board`] taking the
+//!   [`Actor`] it runs for ([`Actor::Operator`] for the installation's
+//!   operator, as the CLI runs; [`Board::authenticate`] turns a token into an
+//!   account's actor). What acts outside any workspace's roles (workspaces,
+//!   accounts, tokens, members, lookups by name, the sweep, moving an
+//!   installation) is on the operator's handle, [`Board::admin`].
 //! - Ids are typed ([`WorkspaceId`], [`ProjectId`], [`ColumnId`], [`CardId`],
 //!   [`CommentId`], [`AttachmentId`], [`RelationId`], [`AccountId`],
 //!   [`HistoryId`], [`TokenId`]): parsed once at the boundary
-//!   ([`CardId::parse`], [`CardId::from_path`]), carried as such by every
+//!   ([`CardId::parse`]), carried as such by every
 //!   output (`card.id` is a [`CardId`]), serialized as plain strings.
 //! - Names and comment content are checked once, by [`Name`] and
 //!   [`CommentText`]; an input holding them is valid by construction.
@@ -29,10 +32,24 @@
 //!   optionally a project), `settings` a [`WorkspaceId`]; both parse from the
 //!   query string with the contract's outcomes ([`SetQuery::from_query`],
 //!   [`WorkspaceId::from_query`]).
-//! - Every failure is one [`Error`], with its wire `code()` and `status_code()`.
+//! - Every failure is one [`Error`], with its wire `code()`; board-core knows
+//!   no HTTP (board-server maps each error to its status).
 //!
 //! The workspace is a "tenant" on the wire: Rust fields are `workspace_id`, the
 //! JSON says `tenantId`.
+//!
+//! ## Cargo features
+//!
+//! Neither is on by default: with the defaults, board-core is SQLite,
+//! PostgreSQL and files in a folder (or your own [`FileStore`]), without the
+//! AWS SDK.
+//!
+//! - `s3`: `S3Store`, attachment files in an S3-compatible bucket
+//!   ([`Options::files_url`] `s3://BUCKET[/PREFIX]`). Without it, opening a
+//!   board with `files_url` set fails with [`Error::Config`]. board-server
+//!   and the CLI turn it on.
+//! - `openapi`: the OpenAPI schemas (`utoipa::ToSchema`) of the wire types,
+//!   for board-server's `/api/openapi.json`.
 //!
 //! ## Workspaces and projects
 //!
@@ -42,15 +59,15 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Actor};
 //! // A workspace is born with its tenant set: To do, Doing and Done (the done column).
-//! let ws = board.create_workspace("Product").await?;
-//! let project = board.create_project(&ws.id, "Website").await?;
+//! let ws = board.admin().create_workspace("Product").await?;
+//! let project = board.admin().create_project(&ws.id, "Website").await?;
 //! assert_eq!(project.workspace_id, ws.id);
-//! assert_eq!(board.find_workspace("product").await?.id, ws.id, "found by name, any case");
-//! assert_eq!(board.list_projects(&ws.id).await?, vec![project]);
+//! assert_eq!(board.admin().find_workspace("product").await?.id, ws.id, "found by name, any case");
+//! assert_eq!(board.admin().list_projects(&ws.id).await?, vec![project]);
 //! # board.close().await;
 //! # Ok::<(), board_core::Error>(())
 //! # });
@@ -66,7 +83,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Accent, ColumnPatch, DeleteColumn, Name, NewColumn, SetQuery};
 //! let columns = board.list_columns(&me, Some(&SetQuery::workspace(ws.id.clone()))).await?;
@@ -94,7 +111,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{CardPatch, Name, NewCard, SetQuery};
 //! let columns = board.list_columns(&me, Some(&SetQuery::workspace(ws.id.clone()))).await?;
@@ -122,7 +139,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{CommentInput, CommentText, Name, NewCard};
 //! let card = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Discuss")?)).await?;
@@ -149,7 +166,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Name, NewCard, PartInfo, UploadSource};
 //! /// One part in memory.
@@ -185,7 +202,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Name, NewCard, NewRelation, RelationKind};
 //! let parent = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Epic")?)).await?;
@@ -211,7 +228,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{ColumnScope, SettingsPatch};
 //! assert_eq!(board.settings(&me, &ws.id).await?.column_scope, ColumnScope::Tenant);
@@ -227,11 +244,11 @@
 //!
 //! ## Moving an installation
 //!
-//! [`Board::copy_to`] copies every row (ids, times, token hashes, event seqs)
+//! [`Admin::copy_to`] copies every row (ids, times, token hashes, event seqs)
 //! and, when asked, every stored file into a board on an empty database of
 //! either backend, from one snapshot of the source, in one transaction on the
-//! target. [`Board::export`] writes the same content as versioned JSON Lines
-//! files (docs/export.md), which [`Board::import`] verifies and loads. The
+//! target. [`Admin::export`] writes the same content as versioned JSON Lines
+//! files (docs/export.md), which [`Admin::import`] verifies and loads. The
 //! tables go in the foreign-key order of [`TABLES`]; their columns are read
 //! from both databases at run time. See the `copy_to` example.
 //!
@@ -243,18 +260,18 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace("Team").await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Role};
-//! let ana = board.create_account("ana").await?;
-//! board.add_member(&ws.id, &ana.id, Role::Member).await?;
-//! let issued = board.create_token(&ana.id, None).await?;
+//! let ana = board.admin().create_account("ana").await?;
+//! board.admin().add_member(&ws.id, &ana.id, Role::Member).await?;
+//! let issued = board.admin().create_token(&ana.id, None).await?;
 //! let actor = board.authenticate(&issued.token).await?;
 //! assert_eq!(actor.account(), Some(&ana.id));
 //! // Ana may read the workspace's settings, not change them (ADMIN).
 //! board.settings(&actor, &ws.id).await?;
-//! assert_eq!(board.list_tokens(Some(&ana.id)).await?[0].id, issued.id);
-//! board.revoke_token(issued.id.as_str()).await?;
+//! assert_eq!(board.admin().list_tokens(Some(&ana.id)).await?[0].id, issued.id);
+//! board.admin().revoke_token(issued.id.as_str()).await?;
 //! assert!(board.authenticate(&issued.token).await.is_err());
 //! # board.close().await;
 //! # Ok::<(), board_core::Error>(())
@@ -270,7 +287,6 @@ mod attachments;
 mod cards;
 mod columns;
 mod comments;
-mod db;
 mod detect;
 mod directory;
 mod error;
@@ -283,10 +299,14 @@ mod ids;
 mod openapi;
 mod query;
 mod relations;
+#[cfg(feature = "s3")]
 mod s3;
+mod sets;
 mod settings;
+mod store;
 mod sweep;
 mod text;
+mod time;
 mod transfer;
 mod validate;
 mod workspaces;
@@ -305,10 +325,9 @@ pub use columns::{
     CONFIRM_DELETE_CARDS, MAX_REORDER,
 };
 pub use comments::{Comment, CommentInput};
-pub use db::Backend;
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
-pub use events::{resume_point, Event, FeedItem, Subscription};
+pub use events::{Event, FeedItem, Subscription, ACCESS_RECHECK};
 pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
 pub use flow::{
     AgingCard, DayCounts, DayDone, Durations, Flow, FlowColumn, FlowQuery, DEFAULT_WINDOW_DAYS,
@@ -321,10 +340,13 @@ pub use ids::{
 };
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
+#[cfg(feature = "s3")]
 pub use s3::S3Store;
 pub use settings::{ColumnScope, Settings, SettingsPatch};
+pub use store::Backend;
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
 pub use text::{CommentText, InvalidText, Name};
+pub use time::Timestamp;
 pub use transfer::{
     TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
 };
@@ -338,6 +360,14 @@ pub const DEFAULT_FILES_DIR: &str = "board-data/files";
 /// The default largest attachment, in bytes (10 MiB).
 pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 10 * 1024 * 1024;
 
+/// The operator's side of a [`Board`] ([`Board::admin`]): its methods bypass
+/// roles, so a reader of a call sees at once that no access is checked. They
+/// obey every other rule, as the routes do.
+#[derive(Debug, Clone, Copy)]
+pub struct Admin<'a> {
+    board: &'a Board,
+}
+
 /// How to open a [`Board`].
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -346,7 +376,8 @@ pub struct Options {
     /// Where attachment files are stored (when `files_url` is not set).
     pub files_dir: PathBuf,
     /// `s3://BUCKET[/PREFIX]`: attachment files in an S3-compatible object
-    /// store ([`S3Store`]) instead of `files_dir`.
+    /// store (`S3Store`, feature `s3`) instead of `files_dir`. Without the
+    /// feature, opening with it set fails with [`Error::Config`].
     pub files_url: Option<String>,
     /// The most connections the pool opens.
     pub max_connections: u32,
@@ -407,8 +438,10 @@ pub struct Board {
     max_attachment_bytes: u64,
     attachments_enabled: bool,
     temp_grace: std::time::Duration,
-    writers: db::WriteQueue,
+    writers: store::WriteQueue,
     feed: events::Feed,
+    /// The feed, as the store tells it of a commit with events.
+    on_commit: Arc<dyn store::OnCommit>,
     database_url: String,
 }
 
@@ -421,7 +454,7 @@ impl Board {
     /// Opens a board: connects, creates a missing SQLite file, runs migrations,
     /// and creates the files folder (or checks that the bucket of `files_url` answers).
     pub async fn open_with(options: Options) -> Result<Board> {
-        let (pool, backend) = db::connect(
+        let (pool, backend) = store::connect(
             &options.database_url,
             options.max_connections,
             options.acquire_timeout,
@@ -430,7 +463,16 @@ impl Board {
         .await?;
         let store = match (options.file_store, &options.files_url) {
             (Some(store), _) => store,
+            #[cfg(feature = "s3")]
             (None, Some(url)) => Arc::new(S3Store::connect(url).await?),
+            #[cfg(not(feature = "s3"))]
+            (None, Some(url)) => {
+                return Err(Error::Config(format!(
+                    "--files-url {url:?}: this build of board-core lacks the `s3` feature \
+                     (files in an object store); build it with `--features s3`, or keep \
+                     the files in a folder"
+                )))
+            }
             (None, None) => Arc::new(LocalDir::new(&options.files_dir).map_err(|e| {
                 Error::Config(format!(
                     "cannot create {}: {e}",
@@ -438,15 +480,17 @@ impl Board {
                 ))
             })?),
         };
+        let feed = events::Feed::new(&pool, backend);
         Ok(Board {
-            feed: events::Feed::new(&pool, backend),
+            on_commit: Arc::new(feed.clone()),
+            feed,
             pool,
             backend,
             store,
             max_attachment_bytes: options.max_attachment_bytes,
             attachments_enabled: options.attachments_enabled,
             temp_grace: options.temp_grace,
-            writers: db::WriteQueue::default(),
+            writers: store::WriteQueue::default(),
             database_url: options.database_url,
         })
     }
@@ -476,10 +520,19 @@ impl Board {
         self.pool.close().await;
     }
 
+    /// The installation operator's handle: what acts outside any workspace's
+    /// roles (workspaces, projects, accounts, memberships and tokens, lookups
+    /// by name, the sweep, event retention, moving an installation). Every
+    /// method of [`Board`] itself takes the [`Actor`] it runs for; the CLI,
+    /// which acts as the operator, reaches these through `admin()`.
+    pub fn admin(&self) -> Admin<'_> {
+        Admin { board: self }
+    }
+
     /// Opens a write transaction holding `lock`: the row its operation reads
     /// and decides under. More locks may follow, parent first
-    /// (`db::WriteTx::lock`).
-    pub(crate) async fn write(&self, lock: db::Lock<'_>) -> Result<db::WriteTx> {
+    /// (`store::WriteTx::lock`).
+    pub(crate) async fn write(&self, lock: store::Lock<'_>) -> Result<store::WriteTx> {
         let mut tx = self.write_unlocked().await?;
         tx.lock(lock).await?;
         Ok(tx)
@@ -488,7 +541,30 @@ impl Board {
     /// Opens a write transaction without a parent lock, for changes that decide
     /// nothing from rows another writer could change: creations backed by a
     /// unique or foreign key, single-statement updates.
-    pub(crate) async fn write_unlocked(&self) -> Result<db::WriteTx> {
-        db::WriteTx::begin(&self.pool, self.backend, &self.writers, &self.feed).await
+    pub(crate) async fn write_unlocked(&self) -> Result<store::WriteTx> {
+        let on_commit = self.on_commit.clone();
+        store::WriteTx::begin(&self.pool, self.backend, &self.writers, on_commit).await
+    }
+}
+
+#[cfg(all(test, not(feature = "s3")))]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn files_url_without_the_s3_feature_is_a_config_error() {
+        let dir = std::env::temp_dir().join(format!("board-no-s3-{}", std::process::id()));
+        let mut options = Options::new(format!("sqlite://{}/board.db", dir.display()));
+        options.files_dir = dir.join("files");
+        options.files_url = Some("s3://bucket/prefix".into());
+        let result = Board::open_with(options).await;
+        std::fs::remove_dir_all(&dir).ok();
+        match result {
+            Err(Error::Config(message)) => assert!(
+                message.contains("\"s3://bucket/prefix\"") && message.contains("`s3` feature"),
+                "{message}"
+            ),
+            other => panic!("expected Error::Config, got {other:?}"),
+        }
     }
 }

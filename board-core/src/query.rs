@@ -41,8 +41,8 @@ enum ProjectPart {
 /// let query = SetQuery::workspace(ws).project(project);
 /// assert!(query.project_id().is_none());
 /// // From a query string: a missing tenant is a 422, a malformed one a 403.
-/// assert_eq!(SetQuery::from_query(None, None).unwrap_err().status_code(), 422);
-/// assert_eq!(SetQuery::from_query(Some("x"), None).unwrap_err().status_code(), 403);
+/// assert_eq!(SetQuery::from_query(None, None).unwrap_err().code(), "VALIDATION_FAILED");
+/// assert_eq!(SetQuery::from_query(Some("x"), None).unwrap_err().code(), "FORBIDDEN");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SetQuery {

@@ -12,11 +12,12 @@ use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
 use crate::cards::Card;
-use crate::db::{new_id, now, Lock, WriteTx};
 use crate::error::{is_unique_violation, Error, Result, Rule};
 use crate::events::Change;
-use crate::ids::{CardId, RelationId};
+use crate::ids::{CardId, RelationId, WorkspaceId};
 use crate::settings;
+use crate::store::{Lock, WriteTx};
+use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -80,7 +81,8 @@ pub struct Relation {
     /// The kind, read from source to target.
     pub kind: RelationKind,
     /// When it was created.
-    pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub created_at: Timestamp,
 }
 
 /// The body of `POST /api/cards/[id]/relations`.
@@ -138,14 +140,14 @@ fn relation_from_row(row: &AnyRow) -> Result<Relation> {
 impl Board {
     /// Every link where the card is source or target, oldest first (Viewer).
     pub async fn card_relations(&self, actor: &Actor, card: &CardId) -> Result<Vec<Relation>> {
-        let found = self.find_card(&self.pool, card.as_str()).await?;
-        self.require(&self.pool, actor, found.workspace_id.as_str(), Role::Viewer)
+        let found = self.find_card(&self.pool, card).await?;
+        self.require(&self.pool, actor, &found.workspace_id, Role::Viewer)
             .await?;
         let sql = format!(
             "{RELATION_SELECT} WHERE source_id = $1 OR target_id = $1 ORDER BY created_at, id"
         );
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(card.as_str())
+            .bind(card)
             .fetch_all(&self.pool)
             .await?;
         rows.iter().map(relation_from_row).collect()
@@ -162,23 +164,16 @@ impl Board {
         source: &CardId,
         input: impl Into<Input<NewRelation>>,
     ) -> Result<Relation> {
-        let before = self.find_card(&self.pool, source.as_str()).await?;
-        self.require(
-            &self.pool,
-            actor,
-            before.workspace_id.as_str(),
-            Role::Member,
-        )
-        .await?;
-        let new = input.into().open()?;
-        let mut tx = self
-            .write(Lock::Workspace(before.workspace_id.as_str()))
+        let before = self.find_card(&self.pool, source).await?;
+        self.require(&self.pool, actor, &before.workspace_id, Role::Member)
             .await?;
+        let new = input.into().open()?;
+        let mut tx = self.write(Lock::Workspace(&before.workspace_id)).await?;
         // Re-read under the lock: the card may have been deleted meanwhile.
-        let source_card = self.find_card(&mut *tx, source.as_str()).await?;
+        let source_card = self.find_card(&mut *tx, source).await?;
         self.check_link(&mut tx, &source_card, &new).await?;
         let relation = Relation {
-            id: RelationId::from_db(new_id()),
+            id: RelationId::new(),
             source_id: source.clone(),
             target_id: new.target_id.clone(),
             kind: new.kind,
@@ -188,16 +183,16 @@ impl Board {
             "INSERT INTO relations (id, workspace_id, source_id, target_id, kind, created_at) \
              VALUES ($1, $2, $3, $4, $5, $6)",
         )
-        .bind(relation.id.as_str())
-        .bind(source_card.workspace_id.as_str())
-        .bind(relation.source_id.as_str())
-        .bind(relation.target_id.as_str())
-        .bind(relation.kind.as_str())
-        .bind(relation.created_at.as_str())
+        .bind(&relation.id)
+        .bind(&source_card.workspace_id)
+        .bind(&relation.source_id)
+        .bind(&relation.target_id)
+        .bind(relation.kind)
+        .bind(&relation.created_at)
         .execute(&mut *tx)
         .await
         .map_err(insert_error)?;
-        let ws = source_card.workspace_id.as_str();
+        let ws = &source_card.workspace_id;
         tx.emit(Change::new("relation.created", ws, actor, &relation, &[]));
         tx.commit().await?;
         Ok(relation)
@@ -205,11 +200,11 @@ impl Board {
 
     /// The domain rules of a new link, checked inside the write transaction.
     async fn check_link(&self, tx: &mut WriteTx, source: &Card, new: &NewRelation) -> Result<()> {
-        if source.id == new.target_id.as_str() {
+        if source.id == new.target_id {
             return Err(Error::rule(Rule::SelfLink, "a card cannot link to itself"));
         }
         let target = self
-            .find_card(&mut **tx, new.target_id.as_str())
+            .find_card(&mut **tx, &new.target_id)
             .await
             .map_err(|e| match e {
                 Error::NotFound(_) => Error::NotFound("target card"),
@@ -222,7 +217,7 @@ impl Board {
             ));
         }
         if target.project_id != source.project_id
-            && !settings::load(&mut **tx, source.workspace_id.as_str())
+            && !settings::load(&mut **tx, &source.workspace_id)
                 .await?
                 .allow_cross_project_links
         {
@@ -231,12 +226,12 @@ impl Board {
                 "the cards are in different projects and allowCrossProjectLinks is off",
             ));
         }
-        if link_exists(&mut **tx, source.id.as_str(), target.id.as_str()).await? {
+        if link_exists(&mut **tx, &source.id, &target.id).await? {
             return Err(Error::LinkExists);
         }
         if new.kind.is_acyclic() {
             tx.index_joins_only().await?;
-            if reaches(&mut **tx, target.id.as_str(), source.id.as_str(), new.kind).await? {
+            if reaches(&mut **tx, &target.id, &source.id, new.kind).await? {
                 return Err(Error::rule(
                     Rule::LinkCycle,
                     format!("this {} link would close a cycle", new.kind.as_str()),
@@ -250,22 +245,22 @@ impl Board {
     pub async fn delete_relation(&self, actor: &Actor, id: &RelationId) -> Result<()> {
         let sql = format!("{RELATION_SELECT} WHERE id = $1");
         let row: Option<AnyRow> = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(id.as_str())
+            .bind(id)
             .fetch_optional(&self.pool)
             .await?;
         let row = row.ok_or(Error::NotFound("relation"))?;
-        let workspace: String = row.try_get("workspace_id")?;
+        let workspace: WorkspaceId = row.try_get("workspace_id")?;
         self.require(&self.pool, actor, &workspace, Role::Member)
             .await?;
         let mut tx = self.write(Lock::Workspace(&workspace)).await?;
         let gone = sqlx::query("DELETE FROM relations WHERE id = $1")
-            .bind(id.as_str())
+            .bind(id)
             .execute(&mut *tx)
             .await?;
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("relation"));
         }
-        let event = Change::deleted("relation.deleted", &workspace, actor, id.as_str());
+        let event = Change::deleted("relation.deleted", &workspace, actor, &id);
         tx.emit(event);
         tx.commit().await?;
         Ok(())
@@ -289,7 +284,7 @@ fn insert_error(e: sqlx::Error) -> Error {
 }
 
 /// True when a link between `a` and `b` exists, in either direction.
-async fn link_exists<'e, E>(exec: E, a: &str, b: &str) -> Result<bool>
+async fn link_exists<'e, E>(exec: E, a: &CardId, b: &CardId) -> Result<bool>
 where
     E: Executor<'e, Database = Any>,
 {
@@ -308,8 +303,8 @@ where
 /// target: one recursive query (`UNION` drops repeats, so it ends on cycles).
 pub(crate) async fn reaches<'e, E>(
     exec: E,
-    from: &str,
-    to: &str,
+    from: &CardId,
+    to: &CardId,
     kind: RelationKind,
 ) -> Result<bool>
 where
@@ -326,8 +321,10 @@ where
     )
     .bind(from)
     .bind(to)
-    .bind(kind.as_str())
+    .bind(kind)
     .fetch_optional(exec)
     .await?;
     Ok(found.is_some())
 }
+
+crate::ids::bind_as_text!(RelationKind);

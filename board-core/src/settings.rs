@@ -6,10 +6,10 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
-use crate::db::{flag, Lock};
 use crate::error::{Error, Result};
 use crate::events::Change;
 use crate::ids::WorkspaceId;
+use crate::store::{flag, Lock};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -141,7 +141,6 @@ impl FromJson for SettingsPatch {
 impl Board {
     /// The settings of `workspace` (Viewer).
     pub async fn settings(&self, actor: &Actor, workspace: &WorkspaceId) -> Result<Settings> {
-        let workspace = workspace.as_str();
         self.require(&self.pool, actor, workspace, Role::Viewer)
             .await?;
         load(&self.pool, workspace).await
@@ -157,7 +156,7 @@ impl Board {
         input: impl Into<Input<SettingsPatch>>,
     ) -> Result<Settings> {
         let patch = input.into().open()?;
-        let ws = patch.workspace_id.as_str();
+        let ws = &patch.workspace_id;
         self.require(&self.pool, actor, ws, Role::Admin).await?;
         let mut tx = self.write(Lock::Settings(ws)).await?;
         let current = load(&mut *tx, ws).await?;
@@ -174,7 +173,7 @@ impl Board {
              allow_cross_project_links = $4 WHERE workspace_id = $1",
         )
         .bind(ws)
-        .bind(next.column_scope.as_str())
+        .bind(next.column_scope)
         .bind(i64::from(next.column_management))
         .bind(i64::from(next.allow_cross_project_links))
         .execute(&mut *tx)
@@ -186,7 +185,7 @@ impl Board {
 }
 
 /// Reads a workspace's settings; an unknown workspace is 403 (never 404).
-pub(crate) async fn load<'e, E>(exec: E, workspace: &str) -> Result<Settings>
+pub(crate) async fn load<'e, E>(exec: E, workspace: &WorkspaceId) -> Result<Settings>
 where
     E: Executor<'e, Database = Any>,
 {
@@ -200,9 +199,11 @@ where
     let row = row.ok_or_else(Error::not_reached)?;
     let scope: String = row.try_get("column_scope")?;
     Ok(Settings {
-        workspace_id: WorkspaceId::from_db(workspace.to_string()),
+        workspace_id: workspace.clone(),
         column_scope: ColumnScope::parse(&scope).unwrap_or(ColumnScope::Tenant),
         column_management: flag(row.try_get("column_management")?),
         allow_cross_project_links: flag(row.try_get("allow_cross_project_links")?),
     })
 }
+
+crate::ids::bind_as_text!(ColumnScope);

@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::db::now_plus;
 use crate::error::Result;
-use crate::Board;
+use crate::time::now_plus;
+use crate::{Admin, Board};
 
 /// How long a loose comment upload waits to be bound.
 pub const LOOSE_UPLOAD_TTL: Duration = Duration::from_secs(24 * 3600);
@@ -35,37 +35,6 @@ pub struct SweepReport {
 }
 
 impl Board {
-    /// Runs the sweep once (the operator's job; no access check).
-    pub async fn sweep(&self) -> Result<SweepReport> {
-        let mut report = SweepReport {
-            loose_uploads: self.sweep_loose().await?,
-            ..SweepReport::default()
-        };
-        let entries = self.store.list().await?;
-        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
-        let with_rows = self.names_with_rows(&names).await?;
-        for e in entries {
-            let has_row = with_rows.contains(&e.name);
-            match (e.temporary, has_row) {
-                (false, true) => {}
-                (false, false) => {
-                    self.store.remove(&e.name).await?;
-                    report.orphan_files.push(e.name);
-                }
-                (true, _) if e.idle < self.temp_grace => {}
-                (true, true) => {
-                    self.store.publish(&e.name).await?;
-                    report.recovered.push(e.name);
-                }
-                (true, false) => {
-                    self.store.discard(&e.name).await?;
-                    report.temp_files.push(e.name);
-                }
-            }
-        }
-        Ok(report)
-    }
-
     /// Deletes loose comment uploads older than [`LOOSE_UPLOAD_TTL`], rows first.
     async fn sweep_loose(&self) -> Result<Vec<String>> {
         let cutoff = now_plus(-(LOOSE_UPLOAD_TTL.as_secs() as i64));
@@ -77,7 +46,7 @@ impl Board {
              WHERE scope = 'COMMENT' AND comment_id IS NULL AND created_at < $1 \
              RETURNING stored_name",
         )
-        .bind(cutoff.as_str())
+        .bind(&cutoff)
         .fetch_all(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -101,5 +70,38 @@ impl Board {
             found.extend(q.fetch_all(&self.pool).await?);
         }
         Ok(found)
+    }
+}
+
+impl Admin<'_> {
+    /// Runs the sweep once (the operator's job; no access check).
+    pub async fn sweep(&self) -> Result<SweepReport> {
+        let mut report = SweepReport {
+            loose_uploads: self.board.sweep_loose().await?,
+            ..SweepReport::default()
+        };
+        let entries = self.board.store.list().await?;
+        let names: Vec<&str> = entries.iter().map(|e| e.name.as_str()).collect();
+        let with_rows = self.board.names_with_rows(&names).await?;
+        for e in entries {
+            let has_row = with_rows.contains(&e.name);
+            match (e.temporary, has_row) {
+                (false, true) => {}
+                (false, false) => {
+                    self.board.store.remove(&e.name).await?;
+                    report.orphan_files.push(e.name);
+                }
+                (true, _) if e.idle < self.board.temp_grace => {}
+                (true, true) => {
+                    self.board.store.publish(&e.name).await?;
+                    report.recovered.push(e.name);
+                }
+                (true, false) => {
+                    self.board.store.discard(&e.name).await?;
+                    report.temp_files.push(e.name);
+                }
+            }
+        }
+        Ok(report)
     }
 }

@@ -241,6 +241,8 @@ impl utoipa::PartialSchema for CommentText {
 #[cfg(feature = "openapi")]
 impl utoipa::ToSchema for CommentText {}
 
+crate::ids::bind_as_text!(Name, CommentText);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -49,6 +49,16 @@ impl<T> From<T> for Input<T> {
     }
 }
 
+/// An input checked by its caller, maybe refused: the operation reports the
+/// refusal where it reports a schema failure, after its access checks. The
+/// CLI reads its arguments into typed inputs this way, so a bad argument is
+/// refused in the order a bad body is.
+impl<T> From<Result<T>> for Input<T> {
+    fn from(checked: Result<T>) -> Self {
+        Input(checked)
+    }
+}
+
 impl<T: FromJson> Input<T> {
     /// Reads an input from raw body bytes (a body that is blank or not JSON is a
     /// schema failure, reported when the operation opens it).

@@ -5,12 +5,12 @@ use sqlx::{Any, Executor};
 
 use crate::access::{insert_account, issue_token, Account, IssuedToken, Role};
 use crate::columns::Accent;
-use crate::db::{new_id, now};
-use crate::directory::taken;
-use crate::error::{is_unique_violation, Error, Result};
-use crate::ids::{AccountId, ProjectId, WorkspaceId};
+use crate::time::now;
+
+use crate::error::{is_unique_violation, taken, Error, Result};
+use crate::ids::{AccountId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::text::Name;
-use crate::Board;
+use crate::{Admin, Board};
 
 /// A workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -53,12 +53,76 @@ const DEFAULT_COLUMNS: [(&str, Accent, bool); 3] = [
 ];
 
 impl Board {
+    /// `Ok` when the workspace exists, else 404.
+    pub(crate) async fn workspace_exists<'e, E>(&self, exec: E, id: &WorkspaceId) -> Result<()>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let found: Option<String> = sqlx::query_scalar("SELECT id FROM workspaces WHERE id = $1")
+            .bind(id)
+            .fetch_optional(exec)
+            .await?;
+        found.map(|_| ()).ok_or(Error::NotFound("workspace"))
+    }
+}
+
+async fn insert_workspace(tx: &mut crate::store::WriteTx, name: &str) -> Result<Workspace> {
+    let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
+    let ws = Workspace {
+        id: WorkspaceId::new(),
+        name,
+    };
+    let at = now();
+    let set = ColumnSetId::new();
+    sqlx::query("INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)")
+        .bind(&ws.id)
+        .bind(&ws.name)
+        .bind(&at)
+        .execute(&mut **tx)
+        .await
+        .map_err(|e| taken(e.into(), "workspace", &ws.name, ""))?;
+    sqlx::query("INSERT INTO settings (workspace_id) VALUES ($1)")
+        .bind(&ws.id)
+        .execute(&mut **tx)
+        .await?;
+    sqlx::query(
+        "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, NULL, $3)",
+    )
+    .bind(&set)
+    .bind(&ws.id)
+    .bind(&at)
+    .execute(&mut **tx)
+    .await?;
+    // The default columns, in one statement.
+    let rows: Vec<String> = (0..DEFAULT_COLUMNS.len())
+        .map(|i| {
+            let p = 4 * i + 3;
+            format!("(${p}, $1, ${}, ${}, {i}, ${}, $2)", p + 1, p + 2, p + 3)
+        })
+        .collect();
+    let sql = format!(
+        "INSERT INTO columns (id, set_id, name, accent, position, done, created_at) VALUES {}",
+        rows.join(", ")
+    );
+    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(&set).bind(&at);
+    for (name, accent, done) in DEFAULT_COLUMNS {
+        q = q
+            .bind(ColumnId::new())
+            .bind(name)
+            .bind(accent)
+            .bind(i64::from(done));
+    }
+    q.execute(&mut **tx).await?;
+    Ok(ws)
+}
+
+impl Admin<'_> {
     /// Creates a workspace with its settings (all defaults) and its tenant set
     /// `To do` (slate), `Doing` (blue), `Done` (green, the done column), in one
     /// transaction, so cards can be created in it at once.
     pub async fn create_workspace(&self, name: &str) -> Result<Workspace> {
         // Nothing to lock: every row is new.
-        let mut tx = self.write_unlocked().await?;
+        let mut tx = self.board.write_unlocked().await?;
         let ws = insert_workspace(&mut tx, name).await?;
         tx.commit().await?;
         Ok(ws)
@@ -68,7 +132,7 @@ impl Board {
     pub async fn list_workspaces(&self) -> Result<Vec<Workspace>> {
         let rows: Vec<(String, String)> =
             sqlx::query_as("SELECT id, name FROM workspaces ORDER BY created_at, id")
-                .fetch_all(&self.pool)
+                .fetch_all(&self.board.pool)
                 .await?;
         Ok(rows
             .into_iter()
@@ -83,10 +147,10 @@ impl Board {
     pub async fn create_project(&self, workspace: &WorkspaceId, name: &str) -> Result<Project> {
         let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
         // The foreign key backs the existence check; every row is new.
-        let mut tx = self.write_unlocked().await?;
-        self.workspace_exists(&mut *tx, workspace.as_str()).await?;
+        let mut tx = self.board.write_unlocked().await?;
+        self.board.workspace_exists(&mut *tx, workspace).await?;
         let project = Project {
-            id: ProjectId::from_db(new_id()),
+            id: ProjectId::new(),
             workspace_id: workspace.clone(),
             name,
         };
@@ -94,19 +158,19 @@ impl Board {
         sqlx::query(
             "INSERT INTO projects (id, workspace_id, name, created_at) VALUES ($1, $2, $3, $4)",
         )
-        .bind(project.id.as_str())
-        .bind(workspace.as_str())
-        .bind(project.name.as_str())
-        .bind(at.as_str())
+        .bind(&project.id)
+        .bind(workspace)
+        .bind(&project.name)
+        .bind(&at)
         .execute(&mut *tx)
         .await
         .map_err(|e| taken(e.into(), "project", &project.name, " in this workspace"))?;
         sqlx::query(
             "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, $3, $4)",
         )
-        .bind(new_id())
-        .bind(workspace.as_str())
-        .bind(project.id.as_str())
+        .bind(ColumnSetId::new())
+        .bind(workspace)
+        .bind(&project.id)
         .bind(at)
         .execute(&mut *tx)
         .await?;
@@ -121,7 +185,7 @@ impl Board {
     pub async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
         // No row to lock: the unique account name `admin` is the backstop
         // when two first starts race (the loser rolls back).
-        let mut tx = self.write_unlocked().await?;
+        let mut tx = self.board.write_unlocked().await?;
         let accounts: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM accounts")
             .fetch_one(&mut *tx)
             .await?;
@@ -135,7 +199,7 @@ impl Board {
             other => other?,
         };
         let account = Account {
-            id: AccountId::from_db(new_id()),
+            id: AccountId::new(),
             name: "admin".into(),
         };
         match insert_account(&mut tx, &account).await {
@@ -146,9 +210,9 @@ impl Board {
         sqlx::query(
             "INSERT INTO memberships (workspace_id, account_id, role, created_at) VALUES ($1, $2, $3, $4)",
         )
-        .bind(workspace.id.as_str())
-        .bind(account.id.as_str())
-        .bind(Role::Admin.as_str())
+        .bind(&workspace.id)
+        .bind(&account.id)
+        .bind(Role::Admin)
         .bind(now())
         .execute(&mut *tx)
         .await?;
@@ -160,82 +224,4 @@ impl Board {
             token,
         }))
     }
-
-    /// `Ok` when the workspace exists, else 404.
-    pub(crate) async fn workspace_exists<'e, E>(&self, exec: E, id: &str) -> Result<()>
-    where
-        E: Executor<'e, Database = Any>,
-    {
-        let found: Option<String> = sqlx::query_scalar("SELECT id FROM workspaces WHERE id = $1")
-            .bind(id)
-            .fetch_optional(exec)
-            .await?;
-        found.map(|_| ()).ok_or(Error::NotFound("workspace"))
-    }
-}
-
-async fn insert_workspace(tx: &mut crate::db::WriteTx, name: &str) -> Result<Workspace> {
-    let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
-    let ws = Workspace {
-        id: WorkspaceId::from_db(new_id()),
-        name,
-    };
-    let at = now();
-    let set = new_id();
-    sqlx::query("INSERT INTO workspaces (id, name, created_at) VALUES ($1, $2, $3)")
-        .bind(ws.id.as_str())
-        .bind(ws.name.as_str())
-        .bind(at.as_str())
-        .execute(&mut **tx)
-        .await
-        .map_err(|e| taken(e.into(), "workspace", &ws.name, ""))?;
-    sqlx::query("INSERT INTO settings (workspace_id) VALUES ($1)")
-        .bind(ws.id.as_str())
-        .execute(&mut **tx)
-        .await?;
-    sqlx::query(
-        "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, NULL, $3)",
-    )
-    .bind(set.as_str())
-    .bind(ws.id.as_str())
-    .bind(at.as_str())
-    .execute(&mut **tx)
-    .await?;
-    // The default columns, in one statement.
-    let rows: Vec<String> = (0..DEFAULT_COLUMNS.len())
-        .map(|i| {
-            let p = 4 * i + 3;
-            format!("(${p}, $1, ${}, ${}, {i}, ${}, $2)", p + 1, p + 2, p + 3)
-        })
-        .collect();
-    let sql = format!(
-        "INSERT INTO columns (id, set_id, name, accent, position, done, created_at) VALUES {}",
-        rows.join(", ")
-    );
-    let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(set.as_str())
-        .bind(at.as_str());
-    for (name, accent, done) in DEFAULT_COLUMNS {
-        q = q
-            .bind(new_id())
-            .bind(name)
-            .bind(accent.as_str())
-            .bind(i64::from(done));
-    }
-    q.execute(&mut **tx).await?;
-    Ok(ws)
-}
-
-/// The id of a workspace's tenant set.
-pub(crate) async fn tenant_set<'e, E>(exec: E, workspace: &str) -> Result<String>
-where
-    E: Executor<'e, Database = Any>,
-{
-    let id: Option<String> = sqlx::query_scalar(
-        "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id IS NULL",
-    )
-    .bind(workspace)
-    .fetch_optional(exec)
-    .await?;
-    id.ok_or(Error::NotFound("workspace"))
 }

@@ -9,6 +9,23 @@ use warp::http::HeaderMap;
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "board_session";
 
+/// The value of the first `board_session` cookie of the `Cookie` headers.
+/// The one reading of the cookie: the credential, and the cross-origin check
+/// of [`crate::browser`], which so refuses exactly the writes the cookie would
+/// authenticate. Name and value are trimmed of white space, as a browser
+/// trims them (RFC 6265 §5.2).
+pub(crate) fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| {
+            let (name, value) = pair.split_once('=')?;
+            (name.trim() == SESSION_COOKIE).then(|| value.trim())
+        })
+}
+
 /// The credential a request carried, not yet checked.
 #[derive(Debug, Clone, Default)]
 pub struct Credentials {
@@ -24,18 +41,9 @@ impl Credentials {
             .get(AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let cookie = headers
-            .get_all(COOKIE)
-            .iter()
-            .filter_map(|v| v.to_str().ok())
-            .flat_map(|v| v.split(';'))
-            .find_map(|pair| {
-                let (name, value) = pair.trim().split_once('=')?;
-                (name == SESSION_COOKIE).then(|| value.to_string())
-            });
         Credentials {
             authorization,
-            cookie,
+            cookie: session_cookie(headers).map(str::to_string),
         }
     }
 
@@ -54,5 +62,33 @@ impl Credentials {
             (None, None) => return Err(Error::Unauthenticated),
         };
         board.authenticate(token).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cookies(values: &[&str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(COOKIE, v.parse().unwrap());
+        }
+        headers
+    }
+
+    #[test]
+    fn the_session_cookie_is_the_first_of_its_name() {
+        assert_eq!(session_cookie(&cookies(&[])), None);
+        assert_eq!(session_cookie(&cookies(&["a=1; b=2"])), None);
+        assert_eq!(session_cookie(&cookies(&["board_sessionx=1"])), None);
+        assert_eq!(
+            session_cookie(&cookies(&["a=1; board_session=brd_x; board_session=brd_y"])),
+            Some("brd_x")
+        );
+        assert_eq!(
+            session_cookie(&cookies(&["a=1", " board_session = brd_x "])),
+            Some("brd_x")
+        );
     }
 }

@@ -20,13 +20,14 @@ use std::sync::Arc;
 use warp::http::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
     ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE,
-    ACCESS_CONTROL_REQUEST_METHOD, ALLOW, AUTHORIZATION, COOKIE, HOST, ORIGIN, VARY,
+    ACCESS_CONTROL_REQUEST_METHOD, ALLOW, AUTHORIZATION, HOST, ORIGIN, VARY,
 };
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use warp::reply::Response;
 use warp::{Filter, Rejection, Reply};
 
-use crate::auth::SESSION_COOKIE;
+use crate::auth::{session_cookie, SESSION_COOKIE};
+use crate::config::AllowedOrigins;
 use crate::error::ErrorBody;
 use crate::routes::RouteTemplate;
 
@@ -34,41 +35,6 @@ use crate::routes::RouteTemplate;
 pub const ALLOWED_HEADERS: &str = "authorization, content-type, last-event-id, x-request-id";
 /// How long a browser may cache a preflight answer, in seconds.
 pub const MAX_AGE_SECONDS: u32 = 600;
-
-/// Origins allowed to call the API from a browser (`--allowed-origins`),
-/// normalised to lower-case `scheme://host` or `scheme://host:port`.
-#[derive(Debug, Clone, Default)]
-pub struct AllowedOrigins(Vec<String>);
-
-impl AllowedOrigins {
-    /// Parses a comma-separated list of origins (empty: none), each
-    /// `http(s)://host` or `http(s)://host:port` with no path, query or user info.
-    pub fn parse(list: &str) -> Result<Self, String> {
-        list.split(',')
-            .filter(|s| !s.trim().is_empty())
-            .map(parse_origin)
-            .collect::<Result<_, _>>()
-            .map(AllowedOrigins)
-    }
-
-    fn contains(&self, origin: &str) -> bool {
-        self.0.iter().any(|o| o.eq_ignore_ascii_case(origin))
-    }
-}
-
-/// Parses one origin; returns it in lower case.
-fn parse_origin(s: &str) -> Result<String, String> {
-    let origin = s.trim().trim_end_matches('/').to_ascii_lowercase();
-    let authority = origin
-        .strip_prefix("https://")
-        .or_else(|| origin.strip_prefix("http://"));
-    match authority {
-        Some(a) if !a.is_empty() && !a.contains(['/', '?', '#', '@', ' ']) => Ok(origin),
-        _ => Err(format!(
-            "{s:?} is not an origin: give scheme://host[:port], e.g. https://board.example.com"
-        )),
-    }
-}
 
 /// Wraps `inner` (which never rejects) with the cross-origin refusal, the
 /// preflight answers and the CORS headers.
@@ -141,7 +107,7 @@ fn before_routing(
         *method,
         Method::POST | Method::PATCH | Method::PUT | Method::DELETE
     );
-    if !writes || headers.contains_key(AUTHORIZATION) || !has_session_cookie(headers) {
+    if !writes || headers.contains_key(AUTHORIZATION) || session_cookie(headers).is_none() {
         return None;
     }
     let refusal = match origin {
@@ -207,19 +173,6 @@ fn same_origin(origin: &str, headers: &HeaderMap) -> bool {
     }
 }
 
-fn has_session_cookie(headers: &HeaderMap) -> bool {
-    headers
-        .get_all(COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .any(|pair| {
-            pair.trim()
-                .split_once('=')
-                .is_some_and(|(name, _)| name.trim() == SESSION_COOKIE)
-        })
-}
-
 fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -243,6 +196,7 @@ fn cross_origin(message: String) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::parse_origin;
 
     fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
         let mut h = HeaderMap::new();

@@ -48,9 +48,9 @@ pub struct Config {
         env = "BOARD_ALLOWED_ORIGINS",
         default_value = "",
         hide_default_value = true,
-        value_parser = crate::browser::AllowedOrigins::parse
+        value_parser = AllowedOrigins::parse
     )]
-    pub allowed_origins: crate::browser::AllowedOrigins,
+    pub allowed_origins: AllowedOrigins,
     /// How long live events are kept for resuming streams (`90m`, `24h`, `7d`).
     #[arg(long, env = "BOARD_EVENTS_RETENTION", default_value = "24h", value_parser = parse_duration)]
     pub events_retention: Duration,
@@ -96,4 +96,40 @@ fn parse_recheck(s: &str) -> Result<Duration, String> {
         return Err(format!("{s:?}: the recheck is between 1s and 60s"));
     }
     Ok(d)
+}
+
+/// Origins allowed to call the API from a browser (`--allowed-origins`),
+/// normalised to lower-case `scheme://host` or `scheme://host:port`.
+#[derive(Debug, Clone, Default)]
+pub struct AllowedOrigins(pub(crate) Vec<String>);
+
+impl AllowedOrigins {
+    /// Parses a comma-separated list of origins (empty: none), each
+    /// `http(s)://host` or `http(s)://host:port` with no path, query or user info.
+    pub fn parse(list: &str) -> Result<Self, String> {
+        list.split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(parse_origin)
+            .collect::<Result<_, _>>()
+            .map(AllowedOrigins)
+    }
+
+    /// Whether `origin` is one of them (any letter case).
+    pub(crate) fn contains(&self, origin: &str) -> bool {
+        self.0.iter().any(|o| o.eq_ignore_ascii_case(origin))
+    }
+}
+
+/// Parses one origin; returns it in lower case.
+pub(crate) fn parse_origin(s: &str) -> Result<String, String> {
+    let origin = s.trim().trim_end_matches('/').to_ascii_lowercase();
+    let authority = origin
+        .strip_prefix("https://")
+        .or_else(|| origin.strip_prefix("http://"));
+    match authority {
+        Some(a) if !a.is_empty() && !a.contains(['/', '?', '#', '@', ' ']) => Ok(origin),
+        _ => Err(format!(
+            "{s:?} is not an origin: give scheme://host[:port], e.g. https://board.example.com"
+        )),
+    }
 }

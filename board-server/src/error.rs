@@ -121,3 +121,33 @@ pub async fn recover(err: Rejection) -> Result<Response, Infallible> {
     };
     Ok(error_reply(status, ErrorBody::new(code, message)))
 }
+
+/// The HTTP status of a core error: the server's mapping of board-core's
+/// [`Error`] (which knows no HTTP) onto the contract's statuses.
+pub trait HttpStatus {
+    /// The status the server answers with.
+    fn status_code(&self) -> u16;
+}
+
+impl HttpStatus for Error {
+    fn status_code(&self) -> u16 {
+        match self {
+            Error::Unauthenticated => 401,
+            Error::Forbidden(_) | Error::ColumnManagementDisabled | Error::AttachmentsDisabled => {
+                403
+            }
+            Error::NotFound(_) | Error::Unknown(_) => 404,
+            Error::LinkExists | Error::Conflict(_) | Error::Transfer(_) => 409,
+            Error::NoFile(_) => 400,
+            Error::FileTooLarge(_) => 413,
+            Error::UnsupportedFormat(_) => 415,
+            Error::Validation(_) | Error::Rule(..) => 422,
+            Error::Unavailable(_) => 503,
+            Error::Config(_)
+            | Error::Database(_)
+            | Error::Io(_)
+            | Error::NoDatabase(_)
+            | Error::Internal(_) => 500,
+        }
+    }
+}

@@ -70,7 +70,7 @@ impl Server {
         options.attachments_enabled = config.attachments == config::Switch::On;
         let board = Board::open_with(options).await?;
         sweep(&board, config.events_retention).await;
-        let first_run = board.bootstrap().await?;
+        let first_run = board.admin().bootstrap().await?;
         Ok(Server {
             listener,
             addr,
@@ -145,11 +145,11 @@ impl Server {
 /// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h)
 /// and the events' retention, and logs what they removed.
 async fn sweep(board: &Board, retention: std::time::Duration) {
-    match board.prune_events(retention).await {
+    match board.admin().prune_events(retention).await {
         Ok(n) => tracing::info!(events = n, "events pruned"),
         Err(e) => tracing::warn!(error = %e, "pruning events failed"),
     }
-    match board.sweep().await {
+    match board.admin().sweep().await {
         Ok(r) => tracing::info!(
             loose_uploads = r.loose_uploads.len(),
             orphan_files = r.orphan_files.len(),

@@ -102,7 +102,7 @@ async fn racing_first_starts_bootstrap_once_on_postgres() {
         .count();
     assert_eq!(tokens, 1, "exactly one server bootstraps");
     let board = db.open().await;
-    assert_eq!(board.list_workspaces().await.unwrap().len(), 1);
+    assert_eq!(board.admin().list_workspaces().await.unwrap().len(), 1);
     board.close().await;
 }
 
@@ -228,7 +228,7 @@ on_both_backends! {
         second.child.kill().await.ok();
 
         let board = db.open().await;
-        let ws = board.list_workspaces().await.unwrap();
+        let ws = board.admin().list_workspaces().await.unwrap();
         assert_eq!(ws.len(), 1, "one Default workspace: {ws:?}");
         board.close().await;
     }
@@ -237,11 +237,11 @@ on_both_backends! {
         let db = TestDb::new(backend).await;
         // What `board init` and `board account create early` do.
         let board = db.open().await;
-        board.create_account("early").await.unwrap();
+        board.admin().create_account("early").await.unwrap();
         let mut server = start_server(SERVER, &db, &[]).await;
         assert!(first_run(&server.lines).is_none(), "{:?}", server.lines);
         server.child.kill().await.ok();
-        assert!(board.list_workspaces().await.unwrap().is_empty());
+        assert!(board.admin().list_workspaces().await.unwrap().is_empty());
         board.close().await;
     }
 

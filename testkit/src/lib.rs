@@ -568,9 +568,14 @@ impl App {
     /// `workspace` and returns a new token for it.
     pub async fn account_in(&self, workspace: &str, name: &str, role: &str) -> String {
         let board = self.operator();
-        let account = board.create_account(name).await.expect("create account");
+        let account = board
+            .admin()
+            .create_account(name)
+            .await
+            .expect("create account");
         self.member(workspace, account.id.as_str(), role).await;
         board
+            .admin()
             .create_token(&account.id, None)
             .await
             .expect("create token")
@@ -580,8 +585,12 @@ impl App {
     /// Gives the account (id or name) `role` in `workspace` (id or name).
     pub async fn member(&self, workspace: &str, account: &str, role: &str) {
         let board = self.operator();
-        let ws = board.find_workspace(workspace).await.expect("workspace");
-        let acc = board.find_account(account).await.expect("account");
+        let ws = board
+            .admin()
+            .find_workspace(workspace)
+            .await
+            .expect("workspace");
+        let acc = board.admin().find_account(account).await.expect("account");
         let role = match role {
             "viewer" => Role::Viewer,
             "member" => Role::Member,
@@ -589,6 +598,7 @@ impl App {
             other => panic!("role {other:?}"),
         };
         board
+            .admin()
             .add_member(&ws.id, &acc.id, role)
             .await
             .expect("add member");
@@ -598,6 +608,7 @@ impl App {
     pub async fn workspace(&self, name: &str) -> String {
         let ws = self
             .operator()
+            .admin()
             .create_workspace(name)
             .await
             .expect("create workspace");
@@ -607,8 +618,13 @@ impl App {
     /// Creates a project of `workspace` (id or name) and returns its id.
     pub async fn project(&self, workspace: &str, name: &str) -> String {
         let board = self.operator();
-        let ws = board.find_workspace(workspace).await.expect("workspace");
+        let ws = board
+            .admin()
+            .find_workspace(workspace)
+            .await
+            .expect("workspace");
         let p = board
+            .admin()
             .create_project(&ws.id, name)
             .await
             .expect("create project");

@@ -47,27 +47,75 @@ pub async fn start_server(bin: &str, db: &TestDb, env: &[(&str, &str)]) -> Serve
         cmd.env(k, v);
     }
     let mut child = cmd.spawn().expect("spawn board-server");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let mut seen = Vec::new();
-    let base = tokio::time::timeout(Duration::from_secs(60), async {
-        while let Some(line) = lines.next_line().await.expect("read stdout") {
-            seen.push(line.clone());
-            if let Some(addr) = line.strip_prefix("board-server listening on ") {
-                return addr.to_string();
-            }
-        }
-        let log = std::fs::read_to_string(log_path(db)).unwrap_or_default();
-        panic!("board-server exited before listening: {seen:?}\n{log}");
-    })
-    .await
-    .expect("board-server did not start in time");
-    // Keep draining stdout so the server never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let seen = tokio::time::timeout(Duration::from_secs(60), read_until(&mut child, LISTENING))
+        .await
+        .expect("board-server did not start in time")
+        .unwrap_or_else(|seen| {
+            let log = std::fs::read_to_string(log_path(db)).unwrap_or_default();
+            panic!("board-server exited before listening: {seen:?}\n{log}");
+        });
     ServerProcess {
         child,
-        base,
+        base: listening_on(&seen).expect("the listening line"),
         lines: seen,
+    }
+}
+
+/// The line `board-server` prints once it listens, before its base URL.
+const LISTENING: &str = "board-server listening on ";
+
+/// Reads the piped standard output of `child` up to the line starting with
+/// `until` (returned last), then drains the rest in the background so the
+/// process never blocks on a full pipe. `Err` holds the lines read when the
+/// output ended first.
+pub async fn read_until(child: &mut Child, until: &str) -> Result<Vec<String>, Vec<String>> {
+    let stdout = child.stdout.take().expect("stdout is piped");
+    let mut lines = BufReader::new(stdout).lines();
+    let mut seen = Vec::new();
+    while let Some(line) = lines.next_line().await.expect("read stdout") {
+        let done = line.starts_with(until);
+        seen.push(line);
+        if done {
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return Ok(seen);
+        }
+    }
+    Err(seen)
+}
+
+/// The base URL (`http://127.0.0.1:PORT`) a `board-server` printed.
+fn listening_on(lines: &[String]) -> Option<String> {
+    lines
+        .iter()
+        .find_map(|l| l.strip_prefix(LISTENING))
+        .map(str::to_string)
+}
+
+/// What the first run of a `board-server` process printed.
+#[derive(Debug, Clone)]
+pub struct FirstRun {
+    /// `http://127.0.0.1:PORT`
+    pub base: String,
+    /// The admin's bearer token.
+    pub token: String,
+    /// The id of the workspace `Default`.
+    pub tenant: String,
+}
+
+/// Waits for a `board-server` process started on a fresh database, its
+/// standard output piped, to listen, and reads what its first run printed
+/// (the rest of its output is drained in the background). Panics when it
+/// exits first or prints no first run.
+pub async fn read_first_run(child: &mut Child) -> FirstRun {
+    let lines = read_until(child, LISTENING)
+        .await
+        .unwrap_or_else(|seen| panic!("board-server exited before listening: {seen:?}"));
+    let (token, tenant) =
+        first_run(&lines).unwrap_or_else(|| panic!("no first-run token in {lines:?}"));
+    FirstRun {
+        base: listening_on(&lines).expect("the listening line"),
+        token,
+        tenant,
     }
 }
 

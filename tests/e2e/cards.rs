@@ -282,6 +282,7 @@ on_both_backends! {
     }
 
     async fn deleting_a_card_removes_its_history(backend) {
+        use board_server::error::HttpStatus;
         let app = common::spawn_app(backend).await;
         let card = app.card("gone").await;
         let keep = app.card("kept").await;
@@ -289,12 +290,12 @@ on_both_backends! {
         app.call("DELETE", &format!("/api/cards/{cid}"), None).await;
         let board = app.board().await;
         let err = board
-            .card_history(&board_core::Actor::Operator, &board_core::CardId::from_path(&cid).unwrap())
+            .card_history(&board_core::Actor::Operator, &board_core::CardId::parse(&cid).unwrap())
             .await
             .unwrap_err();
         assert_eq!(err.status_code(), 404);
         let kept = board
-            .card_history(&board_core::Actor::Operator, &board_core::CardId::from_path(&id(&keep)).unwrap())
+            .card_history(&board_core::Actor::Operator, &board_core::CardId::parse(&id(&keep)).unwrap())
             .await
             .unwrap();
         assert_eq!(kept.len(), 1);

@@ -205,7 +205,7 @@ on_both_backends! {
             app.card(title).await;
         }
         // Everything is past retention; the newest event stays (it carries the head).
-        app.board().await.prune_events(Duration::ZERO).await.unwrap();
+        app.board().await.admin().prune_events(Duration::ZERO).await.unwrap();
         let mut resumed = stream(&app, &app.token, "", Some("0")).await;
         let first = resumed.next(WAIT).await.expect("reset");
         assert_eq!(first.event, "reset");
@@ -226,7 +226,7 @@ on_both_backends! {
         let token = app.account_in(&app.tenant, "leaver", "viewer").await;
         let mut events = stream(&app, &token, "", None).await;
         assert!(!events.ends_within(Duration::from_millis(1500)).await, "a valid stream stays open");
-        app.board().await.revoke_token(&token).await.unwrap();
+        app.board().await.admin().revoke_token(&token).await.unwrap();
         assert!(events.ends_within(Duration::from_secs(5)).await, "the stream ends after the revocation");
     }
 

@@ -6,11 +6,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::access::{Actor, Role};
-use crate::db::{Lock, WriteTx};
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::events::Change;
 use crate::history;
-use crate::ids::ColumnId;
+use crate::ids::{ColumnId, ColumnSetId};
+use crate::store::{Lock, WriteTx};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -127,15 +127,15 @@ impl Board {
         id: &ColumnId,
         input: impl Into<Input<DeleteColumn>>,
     ) -> Result<ColumnDeleted> {
-        let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
+        let (ws, set) = self.column_home(&self.pool, id).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
         let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         self.require_column_management(&mut *tx, &ws).await?;
         let del = input.into().open()?.checked()?;
         // Under the lock: the column may have gone, or lost/gained the mark.
-        let column = self.find_column(&mut *tx, id.as_str()).await?;
+        let column = self.find_column(&mut *tx, id).await?;
         let columns: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM columns WHERE set_id = $1")
-            .bind(set.as_str())
+            .bind(&set)
             .fetch_one(&mut *tx)
             .await?;
         if columns <= 1 {
@@ -167,23 +167,23 @@ impl Board {
                     move_cards(&mut tx, id, &target, &column.name, &to_name).await?;
             }
             CardsFate::Delete { .. } => {
-                tx.lock_column_cards(id.as_str()).await?;
+                tx.lock_column_cards(id).await?;
                 files = sqlx::query_scalar(
                     "SELECT a.stored_name FROM attachments a JOIN cards c ON c.id = a.card_id \
                      WHERE c.column_id = $1",
                 )
-                .bind(id.as_str())
+                .bind(id)
                 .fetch_all(&mut *tx)
                 .await?;
                 outcome.cards_deleted = sqlx::query("DELETE FROM cards WHERE column_id = $1")
-                    .bind(id.as_str())
+                    .bind(id)
                     .execute(&mut *tx)
                     .await?
                     .rows_affected();
             }
         }
         sqlx::query("DELETE FROM columns WHERE id = $1")
-            .bind(id.as_str())
+            .bind(id)
             .execute(&mut *tx)
             .await?;
         // One event for the whole deletion, however many cards it took.
@@ -193,7 +193,7 @@ impl Board {
             ("cardsMoved", Value::from(outcome.cards_moved)),
             ("cardsDeleted", Value::from(outcome.cards_deleted)),
         ];
-        let subject = serde_json::json!({ "id": id.as_str() });
+        let subject = serde_json::json!({ "id": id });
         tx.emit(Change::new("column.deleted", &ws, actor, &subject, &extra));
         tx.commit().await?;
         self.remove_files(&files).await;
@@ -206,13 +206,13 @@ async fn target_in_set(
     tx: &mut WriteTx,
     target: &ColumnId,
     id: &ColumnId,
-    set: &str,
+    set: &ColumnSetId,
 ) -> Result<String> {
     let name: Option<String> = if target == id {
         None
     } else {
         sqlx::query_scalar("SELECT name FROM columns WHERE id = $1 AND set_id = $2")
-            .bind(target.as_str())
+            .bind(target)
             .bind(set)
             .fetch_optional(&mut **tx)
             .await?
@@ -235,25 +235,25 @@ async fn move_cards(
     from_name: &str,
     to_name: &str,
 ) -> Result<u64> {
-    history::append_column_move(tx, from.as_str(), to.as_str(), from_name, to_name).await?;
+    history::append_column_move(tx, from, to, from_name, to_name).await?;
     // Shift the cards past the target's last card in one statement: their
     // relative order (position, then creation) is kept, gaps included.
     let (last, first): (i64, i64) = sqlx::query_as(
         "SELECT (SELECT COALESCE(MAX(position), -1) FROM cards WHERE column_id = $2), \
                 (SELECT COALESCE(MIN(position), 0) FROM cards WHERE column_id = $1)",
     )
-    .bind(from.as_str())
-    .bind(to.as_str())
+    .bind(from)
+    .bind(to)
     .fetch_one(&mut **tx)
     .await?;
     let moved = sqlx::query(
         "UPDATE cards SET column_id = $2, position = position + $3, updated_at = $4, \
          history_seq = history_seq + 1 WHERE column_id = $1",
     )
-    .bind(from.as_str())
-    .bind(to.as_str())
+    .bind(from)
+    .bind(to)
     .bind(last + 1 - first)
-    .bind(crate::db::now())
+    .bind(crate::time::now())
     .execute(&mut **tx)
     .await?;
     Ok(moved.rows_affected())

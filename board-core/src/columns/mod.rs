@@ -19,13 +19,15 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{check_role, Actor, Role};
-use crate::db::{flag, new_id, now, Lock, WriteTx};
-use crate::error::{Error, Result, ValidationErrors};
+use crate::error::{Error, Result};
 use crate::events::Change;
-use crate::ids::{ColumnId, ProjectId, WorkspaceId};
+use crate::ids::{ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::query::SetQuery;
+use crate::sets;
 use crate::settings;
+use crate::store::{flag, Lock, WriteTx};
 use crate::text::Name;
+use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -194,7 +196,7 @@ pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
 
 impl Board {
     /// The columns of one set, by position.
-    pub(crate) async fn set_columns<'e, E>(&self, exec: E, set: &str) -> Result<Vec<Column>>
+    pub(crate) async fn set_columns<'e, E>(&self, exec: E, set: &ColumnSetId) -> Result<Vec<Column>>
     where
         E: Executor<'e, Database = Any>,
     {
@@ -226,11 +228,11 @@ impl Board {
                     let a = actor.account().expect("an account");
                     let reached = "s.workspace_id IN \
                         (SELECT workspace_id FROM memberships WHERE account_id = $1)";
-                    self.columns_where(reached, Some(a.as_str())).await
+                    self.columns_where(reached, Some(a.as_ref())).await
                 }
             };
         };
-        let ws = query.workspace_id().as_str();
+        let ws = query.workspace_id();
         match query.project_key() {
             Some(p) => {
                 self.require(&self.pool, actor, ws, Role::Viewer).await?;
@@ -246,18 +248,21 @@ impl Board {
     /// Every set of `ws` with the actor's reach checked in the same statement
     /// (a workspace always has its tenant set's columns; without a row, the
     /// reach is checked on its own).
-    async fn workspace_columns(&self, actor: &Actor, ws: &str) -> Result<Vec<Column>> {
+    async fn workspace_columns(&self, actor: &Actor, ws: &WorkspaceId) -> Result<Vec<Column>> {
         let account = match actor {
-            Actor::Operator => return self.columns_where("s.workspace_id = $1", Some(ws)).await,
+            Actor::Operator => {
+                return self
+                    .columns_where("s.workspace_id = $1", Some(ws.as_ref()))
+                    .await
+            }
             Actor::Session(_) => {
                 self.require(&self.pool, actor, ws, Role::Viewer).await?;
-                return self.columns_where("s.workspace_id = $1", Some(ws)).await;
+                return self
+                    .columns_where("s.workspace_id = $1", Some(ws.as_ref()))
+                    .await;
             }
             Actor::Account(a) => a,
         };
-        if !crate::ids::is_cuid(ws) {
-            return Err(Error::not_reached());
-        }
         let sql = format!(
             "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done, \
                     (SELECT role FROM memberships m WHERE m.workspace_id = $1 AND m.account_id = $2) AS role \
@@ -266,7 +271,7 @@ impl Board {
         );
         let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(ws)
-            .bind(account.as_str())
+            .bind(account)
             .fetch_all(&self.pool)
             .await?;
         let Some(first) = rows.first() else {
@@ -305,19 +310,19 @@ impl Board {
         input: impl Into<Input<NewColumn>>,
     ) -> Result<Column> {
         let new = input.into().open()?;
-        let ws = new.workspace_id.as_str();
+        let ws = &new.workspace_id;
         self.require(&self.pool, actor, ws, Role::Member).await?;
         self.require_column_management(&self.pool, ws).await?;
         // A set is never deleted: its id can be read before the lock.
         let set = match &new.project_id {
-            None => crate::workspaces::tenant_set(&self.pool, ws).await?,
-            Some(p) => project_set(&self.pool, ws, p.as_str()).await?,
+            None => sets::tenant_set(&self.pool, ws).await?,
+            Some(p) => sets::project_set(&self.pool, ws, p).await?,
         };
         let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         let (count, next): (i64, i64) = sqlx::query_as(
             "SELECT COUNT(*), COALESCE(MAX(position) + 1, 0) FROM columns WHERE set_id = $1",
         )
-        .bind(set.as_str())
+        .bind(&set)
         .fetch_one(&mut *tx)
         .await?;
         let done = new.done || count == 0;
@@ -336,11 +341,15 @@ impl Board {
     }
 
     /// The workspace and set of a column; 404 when it does not exist.
-    pub(crate) async fn column_home<'e, E>(&self, exec: E, id: &str) -> Result<(String, String)>
+    pub(crate) async fn column_home<'e, E>(
+        &self,
+        exec: E,
+        id: &ColumnId,
+    ) -> Result<(WorkspaceId, ColumnSetId)>
     where
         E: Executor<'e, Database = Any>,
     {
-        let home: Option<(String, String)> = sqlx::query_as(
+        let home: Option<(WorkspaceId, ColumnSetId)> = sqlx::query_as(
             "SELECT s.workspace_id, c.set_id FROM columns c JOIN column_sets s ON s.id = c.set_id \
              WHERE c.id = $1",
         )
@@ -351,7 +360,7 @@ impl Board {
     }
 
     /// A column; 404 when it does not exist.
-    pub(crate) async fn find_column<'e, E>(&self, exec: E, id: &str) -> Result<Column>
+    pub(crate) async fn find_column<'e, E>(&self, exec: E, id: &ColumnId) -> Result<Column>
     where
         E: Executor<'e, Database = Any>,
     {
@@ -367,7 +376,11 @@ impl Board {
     }
 
     /// 403 `COLUMN_MANAGEMENT_DISABLED` when the workspace locks column editing.
-    pub(crate) async fn require_column_management<'e, E>(&self, exec: E, ws: &str) -> Result<()>
+    pub(crate) async fn require_column_management<'e, E>(
+        &self,
+        exec: E,
+        ws: &WorkspaceId,
+    ) -> Result<()>
     where
         E: Executor<'e, Database = Any>,
     {
@@ -377,86 +390,13 @@ impl Board {
             Err(Error::ColumnManagementDisabled)
         }
     }
-
-    /// The set in effect for a card of `project` (or of no project) in `ws`:
-    /// the project's own set when `columnScope` is `PROJECT` and that set has a
-    /// column, otherwise the tenant set. A project outside `ws` is a 422 on
-    /// `field` (the body field or query parameter that named it).
-    pub(crate) async fn set_in_effect<'e, E>(
-        &self,
-        exec: E,
-        ws: &str,
-        project: Option<&str>,
-        field: &str,
-    ) -> Result<String>
-    where
-        E: Executor<'e, Database = Any>,
-    {
-        // A malformed project id is no project of the workspace (and is never
-        // sent to the database: it may hold NUL, which PostgreSQL refuses).
-        let project = match project {
-            Some(p) if !crate::ids::is_cuid(p) => Some(""),
-            p => p,
-        };
-        let sql = format!(
-            "SELECT {} AS effect_set, \
-             (SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2) AS project_set",
-            effect_set_sql("$1", "$2")
-        );
-        let row: AnyRow = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(ws)
-            .bind(project.unwrap_or(""))
-            .fetch_one(exec)
-            .await?;
-        let effect: Option<String> = row.try_get("effect_set")?;
-        let project_set: Option<String> = row.try_get("project_set")?;
-        match (effect, project, project_set) {
-            (None, _, _) => Err(Error::not_reached()),
-            (Some(_), Some(_), None) => Err(ValidationErrors::one(
-                field,
-                "not a project of this workspace",
-            )),
-            (Some(set), _, _) => Ok(set),
-        }
-    }
-}
-
-/// The `columnScope` rule as one SQL expression, so that every statement that
-/// needs it states it the same way: the set in effect for a card of project
-/// `project` (an SQL expression; `''` or NULL for none) in workspace `ws` is the
-/// project's own set when `columnScope` is `PROJECT` and that set has a column,
-/// otherwise the tenant set. NULL when the workspace does not exist.
-pub(crate) fn effect_set_sql(ws: &str, project: &str) -> String {
-    format!(
-        "(SELECT CASE WHEN st.column_scope = 'PROJECT' \
-                   AND EXISTS (SELECT 1 FROM columns x WHERE x.set_id = ps.id) \
-              THEN ps.id ELSE ts.id END \
-          FROM column_sets ts JOIN settings st ON st.workspace_id = ts.workspace_id \
-          LEFT JOIN column_sets ps ON ps.workspace_id = ts.workspace_id AND ps.project_id = {project} \
-          WHERE ts.workspace_id = {ws} AND ts.project_id IS NULL)"
-    )
-}
-
-/// The set of project `p` of workspace `ws`; 422 when `p` is not a project of `ws`.
-async fn project_set<'e, E>(exec: E, ws: &str, p: &str) -> Result<String>
-where
-    E: Executor<'e, Database = Any>,
-{
-    let id: Option<String> = sqlx::query_scalar(
-        "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2",
-    )
-    .bind(ws)
-    .bind(p)
-    .fetch_optional(exec)
-    .await?;
-    id.ok_or_else(|| ValidationErrors::one("projectId", "not a project of this workspace"))
 }
 
 /// Inserts a column; with `done`, first takes the mark from the set's done column.
 /// The caller holds the set's lock.
 pub(crate) async fn insert_column(
     tx: &mut WriteTx,
-    set: &str,
+    set: &ColumnSetId,
     name: &str,
     accent: Accent,
     position: i64,
@@ -468,19 +408,21 @@ pub(crate) async fn insert_column(
             .execute(&mut **tx)
             .await?;
     }
-    let id = new_id();
+    let id = ColumnId::new();
     sqlx::query(
         "INSERT INTO columns (id, set_id, name, accent, position, done, created_at) \
          VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
-    .bind(id.as_str())
+    .bind(&id)
     .bind(set)
     .bind(name)
-    .bind(accent.as_str())
+    .bind(accent)
     .bind(position)
     .bind(i64::from(done))
     .bind(now())
     .execute(&mut **tx)
     .await?;
-    Ok(ColumnId::from_db(id))
+    Ok(id)
 }
+
+crate::ids::bind_as_text!(Accent);

@@ -6,10 +6,10 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::Value;
 
 use crate::access::{Actor, Role};
-use crate::db::Lock;
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::events::Change;
-use crate::ids::ColumnId;
+use crate::ids::{ColumnId, ColumnSetId, WorkspaceId};
+use crate::store::Lock;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -95,17 +95,17 @@ impl Board {
             "SELECT COUNT(*) FROM columns WHERE id IN ({})",
             placeholders(1, ids.len())
         );
-        let mut q = sqlx::query_as::<_, (String, String)>(sqlx::AssertSqlSafe(sql));
+        let mut q = sqlx::query_as::<_, (WorkspaceId, ColumnSetId)>(sqlx::AssertSqlSafe(sql));
         let mut count = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(count_sql));
         for id in &ids {
-            q = q.bind(id.as_str());
-            count = count.bind(id.as_str());
+            q = q.bind(id);
+            count = count.bind(id);
         }
         if count.fetch_one(&self.pool).await? != ids.len() as i64 {
             return Err(Error::NotFound("column"));
         }
         let homes = q.fetch_all(&self.pool).await?;
-        let workspaces: BTreeSet<&str> = homes.iter().map(|(w, _)| w.as_str()).collect();
+        let workspaces: BTreeSet<&WorkspaceId> = homes.iter().map(|(w, _)| w).collect();
         for ws in &workspaces {
             self.require(&self.pool, actor, ws, Role::Member).await?;
         }
@@ -124,9 +124,9 @@ impl Board {
             "SELECT position FROM columns WHERE set_id = $1 AND id IN ({}) ORDER BY position",
             placeholders(2, ids.len())
         );
-        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).bind(set.as_str());
+        let mut q = sqlx::query_scalar::<_, i64>(sqlx::AssertSqlSafe(sql)).bind(set);
         for id in &ids {
-            q = q.bind(id.as_str());
+            q = q.bind(id);
         }
         let positions = q.fetch_all(&mut *tx).await?;
         if positions.len() != ids.len() {
@@ -139,9 +139,9 @@ impl Board {
             "UPDATE columns SET position = -1 - position WHERE set_id = $1 AND id IN ({})",
             placeholders(2, ids.len())
         );
-        let mut park = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(set.as_str());
+        let mut park = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(set);
         for id in &ids {
-            park = park.bind(id.as_str());
+            park = park.bind(id);
         }
         park.execute(&mut *tx).await?;
         let cases: String = (0..ids.len())
@@ -150,14 +150,14 @@ impl Board {
         let sql = format!(
             "UPDATE columns SET position = CASE id{cases} END WHERE set_id = $1 AND position < 0"
         );
-        let mut place = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(set.as_str());
+        let mut place = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(set);
         for (id, position) in ids.iter().zip(&positions) {
-            place = place.bind(id.as_str()).bind(*position);
+            place = place.bind(id).bind(*position);
         }
         place.execute(&mut *tx).await?;
         let mut reordered = self.set_columns(&mut *tx, set).await?;
         reordered.retain(|c| ids.contains(&c.id));
-        let ws = homes[0].0.as_str();
+        let ws = &homes[0].0;
         tx.emit(Change::new("columns.reordered", ws, actor, &reordered, &[]));
         tx.commit().await?;
         Ok(ids.len())

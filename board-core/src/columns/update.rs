@@ -4,10 +4,10 @@ use serde_json::Value;
 
 use super::{accent, Accent, Column};
 use crate::access::{Actor, Role};
-use crate::db::Lock;
 use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::ids::ColumnId;
+use crate::store::Lock;
 use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
@@ -73,12 +73,12 @@ impl Board {
         id: &ColumnId,
         input: impl Into<Input<ColumnPatch>>,
     ) -> Result<Column> {
-        let (ws, set) = self.column_home(&self.pool, id.as_str()).await?;
+        let (ws, set) = self.column_home(&self.pool, id).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
         let mut tx = self.write(Lock::ColumnSet(&set)).await?;
         self.require_column_management(&mut *tx, &ws).await?;
         let patch = input.into().open()?;
-        let current = self.find_column(&mut *tx, id.as_str()).await?;
+        let current = self.find_column(&mut *tx, id).await?;
         match patch.done {
             Some(false) if current.done => {
                 return Err(Error::rule(
@@ -88,11 +88,11 @@ impl Board {
             }
             Some(true) if !current.done => {
                 sqlx::query("UPDATE columns SET done = 0 WHERE set_id = $1 AND done = 1")
-                    .bind(set.as_str())
+                    .bind(&set)
                     .execute(&mut *tx)
                     .await?;
                 sqlx::query("UPDATE columns SET done = 1 WHERE id = $1")
-                    .bind(id.as_str())
+                    .bind(id)
                     .execute(&mut *tx)
                     .await?;
             }
@@ -101,12 +101,12 @@ impl Board {
         sqlx::query(
             "UPDATE columns SET name = COALESCE($2, name), accent = COALESCE($3, accent) WHERE id = $1",
         )
-        .bind(id.as_str())
+        .bind(id)
         .bind(patch.name.map(Name::into_string))
         .bind(patch.color.map(|c| c.as_str().to_string()))
         .execute(&mut *tx)
         .await?;
-        let column = self.find_column(&mut *tx, id.as_str()).await?;
+        let column = self.find_column(&mut *tx, id).await?;
         tx.emit(Change::new("column.updated", &ws, actor, &column, &[]));
         tx.commit().await?;
         Ok(column)

@@ -29,8 +29,8 @@ use std::collections::VecDeque;
 
 use sqlx::{AnyPool, Row};
 
-use crate::db::Backend;
 use crate::error::Result;
+use crate::store::Backend;
 
 /// How many fences are kept before the newest ones are merged (a fence
 /// that waits on a long transaction; merging only makes one wait longer).
@@ -65,17 +65,13 @@ impl Horizon {
     /// (PostgreSQL, transactions still run; [`Horizon::waiting`] is then true).
     pub(crate) async fn advance(&mut self, pool: &AnyPool) -> Result<Option<i64>> {
         let seq = last_seq(pool, self.backend).await?;
-        if self.backend == Backend::Sqlite {
+        let Some(running_writes) = self.backend.running_writes_sql() else {
+            // Writes commit in seq order.
             return Ok(Some(seq));
-        }
+        };
         // After the seq, never before: a write with a seq up to it took its
         // xid earlier, so it is listed here unless it has finished.
-        let rows = sqlx::query(
-            "SELECT CAST(backend_xid AS TEXT) AS x FROM pg_stat_activity \
-             WHERE datname = current_database() AND backend_xid IS NOT NULL",
-        )
-        .fetch_all(pool)
-        .await?;
+        let rows = sqlx::query(running_writes).fetch_all(pool).await?;
         let running = rows
             .iter()
             .map(|r| r.try_get::<String, _>("x"))
@@ -113,16 +109,7 @@ impl Horizon {
 /// not); SQLite, the last seq written (or, with none retained, the last
 /// pruned).
 pub(crate) async fn last_seq(pool: &AnyPool, backend: Backend) -> Result<i64> {
-    let sql = match backend {
-        Backend::Postgres => {
-            "SELECT CASE WHEN is_called THEN last_value ELSE last_value - 1 END AS s \
-             FROM events_seq"
-        }
-        Backend::Sqlite => {
-            "SELECT COALESCE((SELECT MAX(seq) FROM events), pruned_through) AS s \
-             FROM event_log WHERE id = 1"
-        }
-    };
+    let sql = backend.last_seq_sql();
     let row = sqlx::query(sql).fetch_one(pool).await?;
     Ok(row.try_get("s")?)
 }

@@ -42,10 +42,10 @@ use sqlx::{AnyPool, Row};
 use tokio::sync::{broadcast, Notify};
 
 use crate::access::{Actor, Role};
-use crate::db::Backend;
-use crate::error::{Error, Result, ValidationErrors};
+use crate::error::{Error, Result};
 use crate::ids::WorkspaceId;
-use crate::Board;
+use crate::store::{Backend, OnCommit};
+use crate::{Admin, Board};
 use horizon::Horizon;
 
 /// How often the reader looks at the outbox without being woken: the bound
@@ -55,6 +55,10 @@ pub const POLL: Duration = Duration::from_millis(250);
 /// How soon the reader looks again while the horizon waits for running
 /// transactions (PostgreSQL).
 pub const RECHECK: Duration = Duration::from_millis(2);
+
+/// How often a [`Subscription`] checks again that its actor may still follow
+/// its workspace (contract §11: a revoked credential's stream ends within 60 s).
+pub const ACCESS_RECHECK: Duration = Duration::from_secs(30);
 
 /// How many events the broadcast channel holds for a slow subscriber; one
 /// that falls further behind reads the outbox again from where it was.
@@ -71,7 +75,7 @@ pub struct Event {
     /// The type (`card.moved`).
     pub kind: String,
     /// The workspace it happened in.
-    pub workspace_id: String,
+    pub workspace_id: WorkspaceId,
     /// The `data` line: `{seq, type, tenantId, at, actorId, subject, …}` as
     /// one line of JSON.
     pub data: String,
@@ -93,33 +97,9 @@ impl Event {
     }
 }
 
-/// Where a stream resumes (contract §11): after the seq of `Last-Event-ID`
-/// (`header`), which wins, as it is the browser's own resume point after a
-/// reconnect, or else of `?after=` (`query`); `None` when neither is given. A
-/// value that is not a seq (a whole number, 0 or more) is a 422 on `after`.
-pub fn resume_point(header: Option<&str>, query: Option<&str>) -> Result<Option<i64>> {
-    let Some(given) = header.or(query) else {
-        return Ok(None);
-    };
-    match given.trim().parse::<i64>() {
-        Ok(seq) if seq >= 0 => Ok(Some(seq)),
-        _ => Err(ValidationErrors::one(
-            "after",
-            "Expected a seq: a whole number, 0 or more",
-        )),
-    }
-}
-
-/// A change an operation describes for the outbox: written by its write
-/// transaction just before it commits.
-#[derive(Debug)]
-pub(crate) struct Change {
-    pub(crate) workspace: String,
-    pub(crate) kind: &'static str,
-    /// `data` without `seq`, as JSON text.
-    pub(crate) data: String,
-    pub(crate) at: String,
-}
+/// A change an operation describes for the outbox: the store's row, built
+/// here from the actor and the resource (`Change::new`, `Change::deleted`).
+pub(crate) use crate::store::OutboxRow as Change;
 
 impl Change {
     /// The change `kind` in `workspace` by `actor`, with `subject` (the
@@ -127,23 +107,17 @@ impl Change {
     /// `data` (`fromColumnId`, …).
     pub(crate) fn new(
         kind: &'static str,
-        workspace: impl AsRef<str>,
+        workspace: &WorkspaceId,
         actor: &Actor,
         subject: &impl Serialize,
         extra: &[(&str, Value)],
     ) -> Change {
-        let workspace = workspace.as_ref();
-        let at = crate::db::now();
+        let at = crate::time::now();
         let mut data = Map::new();
         data.insert("type".into(), Value::from(kind));
-        data.insert("tenantId".into(), Value::from(workspace));
-        data.insert("at".into(), Value::from(at.as_str()));
-        data.insert(
-            "actorId".into(),
-            actor
-                .account()
-                .map_or(Value::Null, |a| Value::from(a.as_str())),
-        );
+        data.insert("tenantId".into(), serde_json::json!(workspace));
+        data.insert("at".into(), serde_json::json!(at));
+        data.insert("actorId".into(), serde_json::json!(actor.account()));
         data.insert(
             "subject".into(),
             serde_json::to_value(subject).unwrap_or(Value::Null),
@@ -152,7 +126,7 @@ impl Change {
             data.insert((*k).to_string(), v.clone());
         }
         Change {
-            workspace: workspace.to_string(),
+            workspace: workspace.clone(),
             kind,
             data: Value::Object(data).to_string(),
             at,
@@ -162,9 +136,9 @@ impl Change {
     /// A deletion: the subject is `{id}`.
     pub(crate) fn deleted(
         kind: &'static str,
-        workspace: impl AsRef<str>,
+        workspace: &WorkspaceId,
         actor: &Actor,
-        id: &str,
+        id: &impl Serialize,
     ) -> Change {
         Change::new(
             kind,
@@ -174,92 +148,6 @@ impl Change {
             &[],
         )
     }
-}
-
-/// The statement that appends `count` changes to the outbox (taking their
-/// seqs) and commits, sent in one round trip.
-///
-/// SQLite: one multi-row `INSERT` with bound values, then `COMMIT`. The text
-/// depends only on `count`, so sqlx keeps both statements prepared and a
-/// write pays no parse for its event. `seq` is the table's rowid, which
-/// SQLite gives as `MAX(seq) + 1`, row by row, under the database write lock
-/// the transaction holds (retention never removes the newest event). Bind the
-/// changes in order with [`bind_changes`].
-///
-/// PostgreSQL: the simple-query protocol takes several statements in one
-/// message only without parameters, so the changes' values are literals (see
-/// [`literal`]), in one multi-row `INSERT` whose seqs are `nextval` of
-/// `events_seq`, row by row. It first takes the transaction's xid
-/// (`pg_current_xact_id()`, a no-op when a write already took it), so that
-/// the xid is known before the seq: the [`horizon`] relies on it.
-pub(crate) fn commit_statement(backend: Backend, changes: &[Change]) -> String {
-    let mut sql = String::new();
-    match backend {
-        Backend::Sqlite if !changes.is_empty() => {
-            sql.push_str("INSERT INTO events (workspace_id, type, at, data) VALUES ");
-            let rows: Vec<String> = (0..changes.len())
-                .map(|i| {
-                    let n = 4 * i;
-                    format!("(${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4)
-                })
-                .collect();
-            sql.push_str(&rows.join(", "));
-            sql.push_str("; ");
-        }
-        Backend::Sqlite => {}
-        Backend::Postgres if !changes.is_empty() => {
-            sql.push_str(
-                "SELECT pg_current_xact_id() IS NOT NULL; \
-                 INSERT INTO events (seq, workspace_id, type, at, data) VALUES ",
-            );
-            let rows: Vec<String> = changes
-                .iter()
-                .map(|c| {
-                    let values = c.values().map(literal).join(", ");
-                    format!("(nextval('events_seq'), {values})")
-                })
-                .collect();
-            sql.push_str(&rows.join(", "));
-            sql.push_str("; ");
-        }
-        Backend::Postgres => {}
-    }
-    sql.push_str("COMMIT");
-    sql
-}
-
-/// Binds the values of [`commit_statement`]'s SQLite form, change by change.
-pub(crate) fn bind_changes<'q>(
-    mut query: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
-    changes: &'q [Change],
-) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
-    for change in changes {
-        for value in change.values() {
-            query = query.bind(value);
-        }
-    }
-    query
-}
-
-impl Change {
-    /// The outbox row's values: workspace, type, time, data.
-    fn values(&self) -> [&str; 4] {
-        [
-            self.workspace.as_str(),
-            self.kind,
-            self.at.as_str(),
-            self.data.as_str(),
-        ]
-    }
-}
-
-/// `value` as a PostgreSQL string literal. The values are ids, a type, a time
-/// and JSON text written by serde_json, which escapes every control character,
-/// so they hold no NUL; quotes are doubled, and an escape string (`E'…'`) with
-/// backslashes doubled reads the same whatever `standard_conforming_strings`
-/// says.
-fn literal(value: &str) -> String {
-    format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
 }
 
 /// The feed of one [`Board`]: the broadcast of every event read from the
@@ -292,6 +180,21 @@ struct Live {
     event: Arc<Event>,
 }
 
+impl OnCommit for Feed {
+    /// Tells the reader this process committed an event, and (PostgreSQL)
+    /// the other processes, by a `NOTIFY` sent after the commit: one at a
+    /// time, so commits made while one is sent share the next.
+    fn committed(&self) {
+        self.0.wake.notify_one();
+        if self.0.notify_pool.is_some() {
+            self.0.due.store(true, Ordering::SeqCst);
+            if !self.0.sending.swap(true, Ordering::SeqCst) {
+                tokio::spawn(self.clone().send_notifies());
+            }
+        }
+    }
+}
+
 impl Feed {
     /// The feed of a board on `pool`.
     pub(crate) fn new(pool: &AnyPool, backend: Backend) -> Feed {
@@ -300,23 +203,10 @@ impl Feed {
             sender: broadcast::channel(CHANNEL).0,
             started: tokio::sync::OnceCell::new(),
             pos: AtomicI64::new(0),
-            notify_pool: (backend == Backend::Postgres).then(|| pool.clone()),
+            notify_pool: backend.has_notify().then(|| pool.clone()),
             sending: AtomicBool::new(false),
             due: AtomicBool::new(false),
         }))
-    }
-
-    /// Tells the reader this process committed an event, and (PostgreSQL)
-    /// the other processes, by a `NOTIFY` sent after the commit: one at a
-    /// time, so commits made while one is sent share the next.
-    pub(crate) fn committed(&self) {
-        self.0.wake.notify_one();
-        if self.0.notify_pool.is_some() {
-            self.0.due.store(true, Ordering::SeqCst);
-            if !self.0.sending.swap(true, Ordering::SeqCst) {
-                tokio::spawn(self.clone().send_notifies());
-            }
-        }
     }
 
     /// Sends `NOTIFY board_events` until no commit is left without one.
@@ -363,7 +253,11 @@ pub enum FeedItem {
 #[derive(Debug)]
 pub struct Subscription {
     board: Board,
-    workspace: String,
+    /// Who follows: checked again every `recheck` period, next at `check_at`.
+    actor: Actor,
+    recheck: Duration,
+    check_at: tokio::time::Instant,
+    workspace: WorkspaceId,
     /// The last seq delivered (or skipped as another workspace's).
     last: i64,
     pending: VecDeque<FeedItem>,
@@ -371,8 +265,35 @@ pub struct Subscription {
 }
 
 impl Subscription {
-    /// The next item; waits for one.
+    /// The next item; waits for one. Fails, and the subscription should end,
+    /// when its actor no longer may follow the workspace (a session's token
+    /// revoked or expired, the membership gone: checked again every
+    /// [`ACCESS_RECHECK`], or as [`Subscription::recheck_every`] sets), or
+    /// when the outbox cannot be read.
     pub async fn next(&mut self) -> Result<FeedItem> {
+        loop {
+            let check_at = self.check_at;
+            tokio::select! {
+                item = self.next_event() => return item,
+                _ = tokio::time::sleep_until(check_at) => {
+                    self.check_at = tokio::time::Instant::now() + self.recheck;
+                    self.board
+                        .still_reaches(&self.actor, &self.workspace, Role::Viewer)
+                        .await?;
+                }
+            }
+        }
+    }
+
+    /// Checks the actor's access every `period` instead of every
+    /// [`ACCESS_RECHECK`], the first time one `period` from now.
+    pub fn recheck_every(&mut self, period: Duration) {
+        self.recheck = period;
+        self.check_at = tokio::time::Instant::now() + period;
+    }
+
+    /// The next item of the feed, without the access check.
+    async fn next_event(&mut self) -> Result<FeedItem> {
         loop {
             if let Some(item) = self.pending.pop_front() {
                 return Ok(item);
@@ -442,7 +363,7 @@ impl Board {
         workspace: &WorkspaceId,
         after: Option<i64>,
     ) -> Result<Subscription> {
-        self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
+        self.require(&self.pool, actor, workspace, Role::Viewer)
             .await?;
         self.start_reader().await?;
         // Subscribed before the catch-up read: nothing falls between the two.
@@ -451,7 +372,10 @@ impl Board {
         let pruned = self.pruned_through().await?;
         let mut sub = Subscription {
             board: self.clone(),
-            workspace: workspace.as_str().to_string(),
+            actor: actor.clone(),
+            recheck: ACCESS_RECHECK,
+            check_at: tokio::time::Instant::now() + ACCESS_RECHECK,
+            workspace: workspace.clone(),
             last: head,
             pending: VecDeque::new(),
             live,
@@ -470,13 +394,6 @@ impl Board {
         Ok(sub)
     }
 
-    /// Whether `actor` may still follow `workspace` (Viewer): a stream checks
-    /// it again every so often and ends when it fails.
-    pub async fn can_follow(&self, actor: &Actor, workspace: &WorkspaceId) -> Result<()> {
-        self.require(&self.pool, actor, workspace.as_str(), Role::Viewer)
-            .await
-    }
-
     /// The last seq retention removed.
     async fn pruned_through(&self) -> Result<i64> {
         let row = sqlx::query("SELECT pruned_through FROM event_log WHERE id = 1")
@@ -487,7 +404,12 @@ impl Board {
 
     /// The workspace's retained events after `after` up to `head`, in seq
     /// order (at most [`BATCH`]).
-    async fn workspace_events(&self, workspace: &str, after: i64, head: i64) -> Result<Vec<Event>> {
+    async fn workspace_events(
+        &self,
+        workspace: &WorkspaceId,
+        after: i64,
+        head: i64,
+    ) -> Result<Vec<Event>> {
         let rows = sqlx::query(
             "SELECT seq, workspace_id, type, data FROM events \
              WHERE workspace_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
@@ -516,29 +438,6 @@ impl Board {
         rows.iter().map(Event::from_row).collect()
     }
 
-    /// Removes the events written before `retention` ago (never the newest
-    /// one, which carries the head), keeping the last seq removed (a resume from before it gets `reset`). Returns how many.
-    pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
-        let cutoff = crate::db::now_plus(-(retention.as_secs() as i64));
-        let mut tx = self.write_unlocked().await?;
-        let row = sqlx::query(
-            "UPDATE event_log SET pruned_through = COALESCE( \
-                 (SELECT MAX(seq) FROM events WHERE at < $1 \
-                    AND seq < (SELECT MAX(seq) FROM events)), pruned_through) \
-             WHERE id = 1 RETURNING pruned_through",
-        )
-        .bind(&cutoff)
-        .fetch_one(&mut *tx)
-        .await?;
-        let through: i64 = row.try_get("pruned_through")?;
-        let done = sqlx::query("DELETE FROM events WHERE seq <= $1")
-            .bind(through)
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
-        Ok(done.rows_affected())
-    }
-
     /// Starts this board's reader task once, at the horizon it reads first
     /// (after its `LISTEN`, so no later `NOTIFY` is missed): every subscriber
     /// waits for that, so what it reads from the outbox and what the reader
@@ -548,9 +447,9 @@ impl Board {
             .0
             .started
             .get_or_try_init(|| async {
-                let listener = match self.backend {
-                    Backend::Postgres => listen(&self.database_url).await,
-                    Backend::Sqlite => None,
+                let listener = match self.backend.has_notify() {
+                    true => listen(&self.database_url).await,
+                    false => None,
                 };
                 let mut horizon = Horizon::new(self.backend);
                 let start = loop {
@@ -658,32 +557,40 @@ async fn listen(url: &str) -> Option<sqlx::postgres::PgListener> {
     Some(listener)
 }
 
+impl Admin<'_> {
+    /// Removes the events written before `retention` ago (never the newest
+    /// one, which carries the head), keeping the last seq removed (a resume from before it gets `reset`). Returns how many.
+    pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
+        let cutoff = crate::time::now_plus(-(retention.as_secs() as i64));
+        let mut tx = self.board.write_unlocked().await?;
+        let row = sqlx::query(
+            "UPDATE event_log SET pruned_through = COALESCE( \
+                 (SELECT MAX(seq) FROM events WHERE at < $1 \
+                    AND seq < (SELECT MAX(seq) FROM events)), pruned_through) \
+             WHERE id = 1 RETURNING pruned_through",
+        )
+        .bind(&cutoff)
+        .fetch_one(&mut *tx)
+        .await?;
+        let through: i64 = row.try_get("pruned_through")?;
+        let done = sqlx::query("DELETE FROM events WHERE seq <= $1")
+            .bind(through)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(done.rows_affected())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn sqlite_binds_every_change_of_a_commit() {
-        let actor = Actor::Operator;
-        let c = || Change::deleted("card.deleted", "w", &actor, "c");
-        assert_eq!(commit_statement(Backend::Sqlite, &[]), "COMMIT");
-        assert_eq!(
-            commit_statement(Backend::Sqlite, &[c(), c()]),
-            "INSERT INTO events (workspace_id, type, at, data) \
-             VALUES ($1, $2, $3, $4), ($5, $6, $7, $8); COMMIT"
-        );
-    }
-
-    #[test]
-    fn literals_quote_quotes_and_backslashes() {
-        assert_eq!(literal("a'b\\c"), "E'a''b\\\\c'");
-    }
-
-    #[test]
     fn a_change_carries_the_contract_fields() {
         let c = Change::new(
             "card.moved",
-            "w",
+            &WorkspaceId::from_db("w".into()),
             &Actor::Operator,
             &serde_json::json!({"id": "c"}),
             &[("fromColumnId", Value::from("a"))],

@@ -12,10 +12,10 @@ use serde::Serialize;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
-use crate::db::{format_millis, now_millis};
 use crate::error::{Error, Result};
-use crate::ids::{CardId, ColumnId};
+use crate::ids::{CardId, ColumnId, ColumnSetId};
 use crate::query::SetQuery;
+use crate::time::{format_millis, now_millis, Timestamp};
 use crate::Board;
 
 pub use window::{DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS};
@@ -166,9 +166,11 @@ pub struct AgingCard {
 #[serde(rename_all = "camelCase")]
 pub struct Flow {
     /// The window's start (inclusive).
-    pub since: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub since: Timestamp,
     /// The window's end (exclusive).
-    pub until: String,
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub until: Timestamp,
     /// The set's columns in order, then columns no longer in it that visits
     /// ending in the window went through.
     pub columns: Vec<FlowColumn>,
@@ -205,7 +207,7 @@ impl Board {
     /// `project`; a window that is not ISO 8601, empty or longer than
     /// [`MAX_WINDOW_DAYS`] a 422 on `since`/`until`.
     pub async fn flow(&self, actor: &Actor, query: &FlowQuery) -> Result<Flow> {
-        let ws = query.set.workspace_id().as_str();
+        let ws = query.set.workspace_id();
         self.require(&self.pool, actor, ws, Role::Viewer).await?;
         let set = self
             .set_in_effect(&self.pool, ws, query.set.project_key(), "project")
@@ -218,20 +220,29 @@ impl Board {
             query.until.as_deref(),
             now_ms,
         )?;
-        let (since, until) = (format_millis(window.since), format_millis(window.until));
+        let (since, until) = (
+            Timestamp::from_millis(window.since),
+            Timestamp::from_millis(window.until),
+        );
         let days = window.days();
         let columns = self.set_columns(&self.pool, &set).await?;
         let wip: HashMap<String, i64> = sqlx::query_as(sql::WIP)
-            .bind(set.as_str())
+            .bind(&set)
             .fetch_all(&self.pool)
             .await?
             .into_iter()
             .collect();
         let parts = self
-            .flow_parts(&set, &since, &until, window.first_day_start(), &days)
+            .flow_parts(
+                &set,
+                since.as_str(),
+                until.as_str(),
+                window.first_day_start(),
+                &days,
+            )
             .await?;
         let aging = sqlx::query(sqlx::AssertSqlSafe(sql::aging_statement(self.backend)))
-            .bind(set.as_str())
+            .bind(&set)
             .bind(now_text)
             .fetch_all(&self.pool)
             .await?
@@ -300,7 +311,7 @@ impl Board {
     /// Runs the flow statement.
     async fn flow_parts(
         &self,
-        set: &str,
+        set: &ColumnSetId,
         since: &str,
         until: &str,
         first_day_start: i64,

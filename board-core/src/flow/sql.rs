@@ -15,7 +15,7 @@
 //! arrivals and departures, counted from one grouping of the visits by column,
 //! first day and last day. No Rust code walks history rows.
 
-use crate::db::Backend;
+use crate::store::Backend;
 
 /// The statement's binds: `$1` the set, `$2` since, `$3` until, `$4` the
 /// start of the window's first UTC day, `$5` that day (`YYYY-MM-DD`).
@@ -45,10 +45,7 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
         millis("d.done_at", "d.created_at"),
         millis("d.done_at", "d.left_at"),
     );
-    let sorted = match backend {
-        Backend::Sqlite => "group_concat(d, ',' ORDER BY d)",
-        Backend::Postgres => "string_agg(CAST(d AS TEXT), ',' ORDER BY d)",
-    };
+    let sorted = backend.sorted_list_sql();
     // The name of a column no longer in the set, as the entry `h` knows it:
     // `{name}` is `from_name` (the visit it ends) or `to_name` (the one it begins).
     let gone = |name: &str| {

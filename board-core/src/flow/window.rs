@@ -1,8 +1,8 @@
 //! The window of a flow read: `[since, until)` from the query's ISO 8601 texts,
 //! its defaults, its limits and the UTC days it touches.
 
-use crate::db::format_millis;
 use crate::error::{Error, Result, ValidationErrors};
+use crate::time::format_millis;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -223,7 +223,7 @@ mod tests {
         let w = Window::parse(Some("2026-11-01"), None, Some("2026-11-03"), now).unwrap();
         assert_eq!(w.days(), ["2026-11-01", "2026-11-02"]);
         let e = Window::parse(Some("2026-11-03"), None, Some("2026-11-01"), now).unwrap_err();
-        assert_eq!(e.status_code(), 422);
+        assert_eq!(e.code(), "VALIDATION_FAILED");
         let e = Window::parse(Some("2025-01-01"), None, Some("2026-11-01"), now).unwrap_err();
         assert!(e.details().unwrap().field_errors["since"][0].contains("366"));
         let e = Window::parse(Some("x"), None, Some("y"), now).unwrap_err();

@@ -13,16 +13,16 @@ use sha2::{Digest, Sha256};
 use sqlx::AnyConnection;
 use tokio::io::AsyncReadExt;
 
+use super::catalog::{ColumnKind, TableColumn};
 use super::{
     commit_with_files, continue_counters, end_snapshot, insert_rows, prepare_target,
     rows_per_statement, select_sql, PendingFiles, Row, Schema, Tally, TransferOptions,
     TransferProgress, TransferReport, Value, FILES_COLUMN, FILES_TABLE, TABLES,
 };
 use crate::access::to_hex;
-use crate::db::{self, ColumnKind, TableColumn};
 use crate::error::{Error, Result};
 use crate::ids::is_cuid;
-use crate::Board;
+use crate::{Admin, Board};
 
 /// The version of the export format this build writes and reads.
 pub const EXPORT_FORMAT_VERSION: u32 = 1;
@@ -229,38 +229,6 @@ fn verify(dir: &Path) -> Result<Manifest> {
 }
 
 impl Board {
-    /// Writes the whole installation into the folder `dir` (missing or empty)
-    /// in the versioned export format of docs/export.md: `manifest.json`, one
-    /// `TABLE.jsonl` per table, and `files/` with every stored file. Read from
-    /// one snapshot, like [`Board::copy_to`]; [`Board::import`] loads it.
-    ///
-    /// ```no_run
-    /// # async fn f() -> board_core::Result<()> {
-    /// use board_core::{Board, TransferOptions};
-    /// let board = Board::open("sqlite://board-data/board.db").await?;
-    /// let report = board.export("backup".as_ref(), &TransferOptions::default()).await?;
-    /// let empty = Board::open("sqlite://elsewhere/board.db").await?;
-    /// assert_eq!(empty.import("backup".as_ref(), &TransferOptions::default()).await?, report);
-    /// # Ok(()) }
-    /// ```
-    pub async fn export(
-        &self,
-        dir: &Path,
-        options: &TransferOptions<'_>,
-    ) -> Result<TransferReport> {
-        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
-            return Err(Error::Transfer(format!(
-                "{} is not empty: export into a new folder",
-                dir.display()
-            )));
-        }
-        std::fs::create_dir_all(dir.join(FILES_DIR))?;
-        let mut conn = self.snapshot().await?;
-        let result = self.export_snapshot(&mut conn, dir, options).await;
-        end_snapshot(conn).await;
-        result
-    }
-
     async fn export_snapshot(
         &self,
         conn: &mut AnyConnection,
@@ -325,7 +293,7 @@ impl Board {
             format_version: EXPORT_FORMAT_VERSION,
             migration_version: schema.version(),
             migrations: schema.versions.clone(),
-            exported_at: db::now(),
+            exported_at: crate::time::now().to_string(),
             tables,
             files,
         };
@@ -365,8 +333,42 @@ impl Board {
             sha256: to_hex(&hash.finalize()),
         })
     }
+}
 
-    /// Loads an export folder written by [`Board::export`] into this board's
+impl Admin<'_> {
+    /// Writes the whole installation into the folder `dir` (missing or empty)
+    /// in the versioned export format of docs/export.md: `manifest.json`, one
+    /// `TABLE.jsonl` per table, and `files/` with every stored file. Read from
+    /// one snapshot, like [`Admin::copy_to`]; [`Admin::import`] loads it.
+    ///
+    /// ```no_run
+    /// # async fn f() -> board_core::Result<()> {
+    /// use board_core::{Board, TransferOptions};
+    /// let board = Board::open("sqlite://board-data/board.db").await?;
+    /// let report = board.admin().export("backup".as_ref(), &TransferOptions::default()).await?;
+    /// let empty = Board::open("sqlite://elsewhere/board.db").await?;
+    /// assert_eq!(empty.admin().import("backup".as_ref(), &TransferOptions::default()).await?, report);
+    /// # Ok(()) }
+    /// ```
+    pub async fn export(
+        &self,
+        dir: &Path,
+        options: &TransferOptions<'_>,
+    ) -> Result<TransferReport> {
+        if std::fs::read_dir(dir).is_ok_and(|mut d| d.next().is_some()) {
+            return Err(Error::Transfer(format!(
+                "{} is not empty: export into a new folder",
+                dir.display()
+            )));
+        }
+        std::fs::create_dir_all(dir.join(FILES_DIR))?;
+        let mut conn = self.board.snapshot().await?;
+        let result = self.board.export_snapshot(&mut conn, dir, options).await;
+        end_snapshot(conn).await;
+        result
+    }
+
+    /// Loads an export folder written by [`Admin::export`] into this board's
     /// database, which must be empty, and its files into this board's file
     /// store. The manifest, every row count and every checksum are checked
     /// before anything is written ([`Error::Transfer`] names what is wrong);
@@ -378,8 +380,8 @@ impl Board {
         options: &TransferOptions<'_>,
     ) -> Result<TransferReport> {
         let manifest = verify(dir)?;
-        let mut tx = self.write_unlocked().await?;
-        let schema = Schema::read(&mut tx, self.backend).await?;
+        let mut tx = self.board.write_unlocked().await?;
+        let schema = Schema::read(&mut tx, self.board.backend).await?;
         if manifest.migrations != schema.versions {
             return Err(Error::Transfer(format!(
                 "the export is at migration version {}, this database at {}: \
@@ -446,7 +448,7 @@ impl Board {
             }
         }
         continue_counters(&mut tx).await?;
-        let mut files = PendingFiles::new(self);
+        let mut files = PendingFiles::new(self.board);
         for (n, f) in manifest.files.iter().enumerate() {
             let written = async {
                 let path = dir.join(FILES_DIR).join(&f.name);

@@ -1,4 +1,4 @@
-//! Moving an installation (contract §15): [`crate::Board::copy_to`] copies every
+//! Moving an installation (contract §15): [`crate::Admin::copy_to`] copies every
 //! row (and, when asked, every stored file) into another, empty database of
 //! either backend; `export.rs` writes and reads the same content as JSON Lines.
 //!
@@ -8,6 +8,7 @@
 //! one snapshot of the source and written in one transaction on the target,
 //! in multi-row `INSERT`s of up to [`MAX_PARAMS`] bound values.
 
+mod catalog;
 mod export;
 
 use std::time::Duration;
@@ -20,9 +21,10 @@ use sqlx::{Any, AnyConnection, Row as _};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
-use crate::db::{self, Backend, ColumnKind, TableColumn, WriteTx};
 use crate::error::{Error, Result};
-use crate::Board;
+use crate::store::{Backend, WriteTx};
+use crate::{Admin, Board};
+use catalog::{ColumnKind, TableColumn};
 
 pub use export::EXPORT_FORMAT_VERSION;
 
@@ -133,7 +135,7 @@ pub enum TransferProgress<'a> {
         files: u64,
     },
     /// Everything is written; the transaction waits this long before its
-    /// commit ([`TransferOptions::pause_before_commit`]).
+    /// commit (only when the test hook `BOARD_COPY_PAUSE_BEFORE_COMMIT` asks).
     Paused(Duration),
 }
 
@@ -144,10 +146,6 @@ pub struct TransferOptions<'a> {
     /// Without it the target is meant to use the source's files location.
     /// Export and import always carry the files.
     pub copy_files: bool,
-    /// Waits this long after everything is written, before the commit. For
-    /// tests of an interrupted copy (the CLI reads it from
-    /// `BOARD_COPY_PAUSE_BEFORE_COMMIT`); it changes nothing but the timing.
-    pub pause_before_commit: Option<Duration>,
     /// Told how far the work is, from the task doing it.
     pub progress: Option<&'a (dyn Fn(TransferProgress<'_>) + Send + Sync)>,
 }
@@ -156,7 +154,6 @@ impl std::fmt::Debug for TransferOptions<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TransferOptions")
             .field("copy_files", &self.copy_files)
-            .field("pause_before_commit", &self.pause_before_commit)
             .field("progress", &self.progress.is_some())
             .finish()
     }
@@ -169,11 +166,25 @@ impl TransferOptions<'_> {
         }
     }
 
-    async fn pause(&self) {
-        if let Some(d) = self.pause_before_commit {
-            self.tell(TransferProgress::Paused(d));
-            tokio::time::sleep(d).await;
-        }
+    /// The test hook of an interrupted copy: with
+    /// `BOARD_COPY_PAUSE_BEFORE_COMMIT=SECONDS` in the environment, waits that
+    /// long after everything is written, before the commit (and says so to
+    /// the progress). It changes nothing but the timing; it is not part of
+    /// the API.
+    async fn pause(&self) -> Result<()> {
+        const VAR: &str = "BOARD_COPY_PAUSE_BEFORE_COMMIT";
+        let Some(value) = std::env::var(VAR).ok().filter(|v| !v.is_empty()) else {
+            return Ok(());
+        };
+        let seconds: f64 = value
+            .parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+            .ok_or_else(|| Error::Config(format!("{VAR}={value:?} is not a number of seconds")))?;
+        let d = Duration::from_secs_f64(seconds);
+        self.tell(TransferProgress::Paused(d));
+        tokio::time::sleep(d).await;
+        Ok(())
     }
 }
 
@@ -200,7 +211,7 @@ pub(crate) struct Schema {
 impl Schema {
     /// Reads the schema through `conn` and checks it against [`TABLES`].
     pub(crate) async fn read(conn: &mut AnyConnection, backend: Backend) -> Result<Schema> {
-        let present = db::schema_tables(conn, backend).await?;
+        let present = catalog::schema_tables(conn, backend).await?;
         if let Some(t) = present.iter().find(|t| !TABLES.contains(&t.as_str())) {
             return Err(Error::Transfer(format!(
                 "table {t} is in the schema but not in board-core's list of tables to move \
@@ -212,7 +223,7 @@ impl Schema {
                 "table {t} is missing from the database"
             )));
         }
-        if db::sequence_count(conn, backend).await? > 0 {
+        if catalog::sequence_count(conn, backend).await? > 0 {
             return Err(Error::Transfer(
                 "the schema keeps a sequence other than events_seq, which a copy does not \
                  carry on"
@@ -221,10 +232,10 @@ impl Schema {
         }
         let mut tables = Vec::with_capacity(TABLES.len());
         for t in TABLES {
-            tables.push(db::table_columns(conn, backend, t).await?);
+            tables.push(catalog::table_columns(conn, backend, t).await?);
         }
         Ok(Schema {
-            versions: db::migration_versions(conn).await?,
+            versions: catalog::migration_versions(conn).await?,
             tables,
         })
     }
@@ -531,7 +542,7 @@ pub(crate) async fn commit_with_files(
     files: PendingFiles<'_>,
     options: &TransferOptions<'_>,
 ) -> Result<()> {
-    options.pause().await;
+    options.pause().await?;
     match tx.commit().await {
         Ok(()) => files.publish().await,
         Err(e) => {
@@ -550,45 +561,10 @@ async fn end_snapshot(mut conn: PoolConnection<Any>) {
 }
 
 impl Board {
-    /// Copies the whole installation into `target`, a board on an empty
-    /// database of either backend (contract §15): every row of every table
-    /// with its ids, times, token hashes and event seqs, and, with
-    /// [`TransferOptions::copy_files`], every stored file into `target`'s file
-    /// store.
-    ///
-    /// The source is read from one snapshot (writers may go on meanwhile); the
-    /// target is written in one transaction, so a failed or interrupted copy
-    /// leaves it empty and can simply be run again. Refused
-    /// ([`Error::Transfer`]) when the target holds data or the two databases are
-    /// at different migration versions.
-    ///
-    /// ```no_run
-    /// # async fn f() -> board_core::Result<()> {
-    /// use board_core::{Board, Options, TransferOptions};
-    /// let source = Board::open("sqlite://board-data/board.db").await?;
-    /// let mut to = Options::new("postgres://board@db.internal/board");
-    /// to.files_dir = "/srv/board/files".into();
-    /// let target = Board::open_with(to).await?;
-    /// let options = TransferOptions { copy_files: true, ..Default::default() };
-    /// let report = source.copy_to(&target, &options).await?;
-    /// println!("{} cards", report.rows("cards"));
-    /// # Ok(()) }
-    /// ```
-    pub async fn copy_to(
-        &self,
-        target: &Board,
-        options: &TransferOptions<'_>,
-    ) -> Result<TransferReport> {
-        let mut source = self.snapshot().await?;
-        let result = self.copy_from_snapshot(&mut source, target, options).await;
-        end_snapshot(source).await;
-        result
-    }
-
     /// A connection inside one read snapshot of the database.
     async fn snapshot(&self) -> Result<PoolConnection<Any>> {
         let mut conn = self.pool.acquire().await?;
-        db::begin_snapshot(&mut conn, self.backend).await?;
+        catalog::begin_snapshot(&mut conn, self.backend).await?;
         Ok(conn)
     }
 
@@ -658,6 +634,46 @@ impl Board {
     }
 }
 
+impl Admin<'_> {
+    /// Copies the whole installation into `target`, a board on an empty
+    /// database of either backend (contract §15): every row of every table
+    /// with its ids, times, token hashes and event seqs, and, with
+    /// [`TransferOptions::copy_files`], every stored file into `target`'s file
+    /// store.
+    ///
+    /// The source is read from one snapshot (writers may go on meanwhile); the
+    /// target is written in one transaction, so a failed or interrupted copy
+    /// leaves it empty and can simply be run again. Refused
+    /// ([`Error::Transfer`]) when the target holds data or the two databases are
+    /// at different migration versions.
+    ///
+    /// ```no_run
+    /// # async fn f() -> board_core::Result<()> {
+    /// use board_core::{Board, Options, TransferOptions};
+    /// let source = Board::open("sqlite://board-data/board.db").await?;
+    /// let mut to = Options::new("postgres://board@db.internal/board");
+    /// to.files_dir = "/srv/board/files".into();
+    /// let target = Board::open_with(to).await?;
+    /// let options = TransferOptions { copy_files: true, ..Default::default() };
+    /// let report = source.admin().copy_to(&target, &options).await?;
+    /// println!("{} cards", report.rows("cards"));
+    /// # Ok(()) }
+    /// ```
+    pub async fn copy_to(
+        &self,
+        target: &Board,
+        options: &TransferOptions<'_>,
+    ) -> Result<TransferReport> {
+        let mut source = self.board.snapshot().await?;
+        let result = self
+            .board
+            .copy_from_snapshot(&mut source, target, options)
+            .await;
+        end_snapshot(source).await;
+        result
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -666,12 +682,14 @@ mod tests {
     /// else is: a new table fails here until it is placed in foreign-key order.
     #[tokio::test]
     async fn tables_list_every_table_of_the_schema() {
-        let dir = std::env::temp_dir().join(format!("board-tables-{}", db::new_id()));
+        let dir = std::env::temp_dir().join(format!("board-tables-{}", cuid2::create_id()));
         let mut options = crate::Options::new(format!("sqlite://{}/t.db", dir.display()));
         options.files_dir = dir.join("files");
         let board = Board::open_with(options).await.unwrap();
         let mut conn = board.pool.acquire().await.unwrap();
-        let mut present = db::schema_tables(&mut conn, board.backend).await.unwrap();
+        let mut present = catalog::schema_tables(&mut conn, board.backend)
+            .await
+            .unwrap();
         present.sort();
         let mut listed: Vec<String> = TABLES.iter().map(|t| t.to_string()).collect();
         listed.sort();

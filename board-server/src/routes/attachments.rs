@@ -27,7 +27,7 @@ pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
     let found = req
         .board()
-        .card_attachments(&actor, &CardId::from_path(req.param())?)
+        .card_attachments(&actor, &req.path_id::<CardId>()?)
         .await?;
     Ok(json(StatusCode::OK, &found))
 }
@@ -48,7 +48,7 @@ pub(super) async fn create(req: Request) -> Answer {
     let (req, mut form) = req.multipart();
     let stored: Result<_, ApiError> = async {
         let actor = req.actor().await?;
-        let id = CardId::from_path(req.param())?;
+        let id = req.path_id::<CardId>()?;
         Ok(req.board().attach_files(&actor, &id, &mut form).await?)
     }
     .await;
@@ -66,7 +66,7 @@ pub(super) async fn create(req: Request) -> Answer {
 pub(super) async fn delete(req: Request) -> Answer {
     let actor = req.actor().await?;
     req.board()
-        .delete_attachment(&actor, &AttachmentId::from_path(req.param())?)
+        .delete_attachment(&actor, &req.path_id::<AttachmentId>()?)
         .await?;
     Ok(super::deleted())
 }

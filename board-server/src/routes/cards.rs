@@ -33,10 +33,7 @@ pub(super) async fn create(mut req: Request) -> Answer {
 )]
 pub(super) async fn get(req: Request) -> Answer {
     let actor = req.actor().await?;
-    let card = req
-        .board()
-        .card(&actor, &CardId::from_path(req.param())?)
-        .await?;
+    let card = req.board().card(&actor, &req.path_id::<CardId>()?).await?;
     Ok(json(StatusCode::OK, &card))
 }
 
@@ -51,7 +48,7 @@ pub(super) async fn get(req: Request) -> Answer {
 )]
 pub(super) async fn patch(mut req: Request) -> Answer {
     let actor = req.actor().await?;
-    let id = CardId::from_path(req.param())?;
+    let id = req.path_id::<CardId>()?;
     let bytes = req.json_body().await?;
     let card = req
         .board()
@@ -70,7 +67,7 @@ pub(super) async fn patch(mut req: Request) -> Answer {
 pub(super) async fn delete(req: Request) -> Answer {
     let actor = req.actor().await?;
     req.board()
-        .delete_card(&actor, &CardId::from_path(req.param())?)
+        .delete_card(&actor, &req.path_id::<CardId>()?)
         .await?;
     Ok(super::deleted())
 }
@@ -86,7 +83,7 @@ pub(super) async fn history(req: Request) -> Answer {
     let actor = req.actor().await?;
     let entries = req
         .board()
-        .card_history(&actor, &CardId::from_path(req.param())?)
+        .card_history(&actor, &req.path_id::<CardId>()?)
         .await?;
     Ok(json(StatusCode::OK, &entries))
 }

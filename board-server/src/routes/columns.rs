@@ -81,7 +81,7 @@ pub(super) async fn reorder(mut req: Request) -> Answer {
 )]
 pub(super) async fn update(mut req: Request) -> Answer {
     let actor = req.actor().await?;
-    let id = ColumnId::from_path(req.param())?;
+    let id = req.path_id::<ColumnId>()?;
     let bytes = req.json_body().await?;
     let column = req
         .board()
@@ -102,7 +102,7 @@ pub(super) async fn update(mut req: Request) -> Answer {
 )]
 pub(super) async fn delete(mut req: Request) -> Answer {
     let actor = req.actor().await?;
-    let id = ColumnId::from_path(req.param())?;
+    let id = req.path_id::<ColumnId>()?;
     let bytes = req.json_body().await?;
     let outcome = req
         .board()

@@ -20,7 +20,7 @@ pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
     let comments = req
         .board()
-        .card_comments(&actor, &CardId::from_path(req.param())?)
+        .card_comments(&actor, &req.path_id::<CardId>()?)
         .await?;
     Ok(json(StatusCode::OK, &comments))
 }
@@ -36,7 +36,7 @@ pub(super) async fn list(req: Request) -> Answer {
 )]
 pub(super) async fn create(mut req: Request) -> Answer {
     let actor = req.actor().await?;
-    let id = CardId::from_path(req.param())?;
+    let id = req.path_id::<CardId>()?;
     let bytes = req.json_body().await?;
     let comment = req
         .board()
@@ -56,7 +56,7 @@ pub(super) async fn create(mut req: Request) -> Answer {
 )]
 pub(super) async fn patch(mut req: Request) -> Answer {
     let actor = req.actor().await?;
-    let id = CommentId::from_path(req.param())?;
+    let id = req.path_id::<CommentId>()?;
     let bytes = req.json_body().await?;
     let comment = req
         .board()
@@ -75,7 +75,7 @@ pub(super) async fn patch(mut req: Request) -> Answer {
 pub(super) async fn delete(req: Request) -> Answer {
     let actor = req.actor().await?;
     req.board()
-        .delete_comment(&actor, &CommentId::from_path(req.param())?)
+        .delete_comment(&actor, &req.path_id::<CommentId>()?)
         .await?;
     Ok(super::deleted())
 }
@@ -96,7 +96,7 @@ pub(super) async fn upload(req: Request) -> Answer {
     let (req, mut form) = req.multipart();
     let stored: Result<_, ApiError> = async {
         let actor = req.actor().await?;
-        let id = CardId::from_path(req.param())?;
+        let id = req.path_id::<CardId>()?;
         Ok(req
             .board()
             .upload_comment_images(&actor, &id, &mut form)

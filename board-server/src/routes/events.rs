@@ -4,7 +4,7 @@
 
 use std::convert::Infallible;
 
-use board_core::{Actor, Board, FeedItem, Subscription, WorkspaceId};
+use board_core::{FeedItem, Subscription, ValidationErrors, WorkspaceId};
 use serde::Deserialize;
 use tokio::sync::OwnedSemaphorePermit;
 use warp::http::StatusCode;
@@ -12,7 +12,6 @@ use warp::sse::Event as Sse;
 use warp::Reply;
 
 use super::{Answer, Request};
-use crate::auth::Credentials;
 use crate::error::ApiError;
 
 /// The query of `GET /api/events`.
@@ -46,7 +45,7 @@ pub(super) async fn stream(req: Request) -> Answer {
         .headers()
         .get("last-event-id")
         .map(|v| v.to_str().unwrap_or(""));
-    let after = board_core::resume_point(header, q.after.as_deref())?;
+    let after = resume_point(header, q.after.as_deref())?;
     let permit = req.app.streams.clone().try_acquire_owned().map_err(|_| {
         ApiError::Http(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -58,16 +57,10 @@ pub(super) async fn stream(req: Request) -> Answer {
             ),
         )
     })?;
-    let sub = req.board().subscribe(&actor, &workspace, after).await?;
+    let mut sub = req.board().subscribe(&actor, &workspace, after).await?;
+    sub.recheck_every(req.app.config.events_recheck);
     let mut open = Open {
-        board: req.board().clone(),
-        credentials: Credentials::from_headers(req.headers()),
-        workspace,
         sub,
-        recheck: tokio::time::interval_at(
-            tokio::time::Instant::now() + req.app.config.events_recheck,
-            req.app.config.events_recheck,
-        ),
         _permit: permit,
     };
     // The subscription is driven by a task of its own, which ends (and
@@ -103,14 +96,10 @@ pub(super) async fn stream(req: Request) -> Answer {
     Ok(warp::sse::reply(keep_alive).into_response())
 }
 
-/// An open stream: its subscription, and what it checks again every
-/// `events_recheck` (the credential, and the reach of the workspace).
+/// An open stream: its subscription (which checks its actor's access again
+/// every `events_recheck` itself) and its place among the server's streams.
 struct Open {
-    board: Board,
-    credentials: Credentials,
-    workspace: WorkspaceId,
     sub: Subscription,
-    recheck: tokio::time::Interval,
     /// Held for the stream's life: one of the server's stream places.
     _permit: OwnedSemaphorePermit,
 }
@@ -120,32 +109,38 @@ impl Open {
     /// revoked or expired, workspace no longer reached, database error: the
     /// client reconnects with `Last-Event-ID`).
     async fn next(&mut self) -> Option<Sse> {
-        loop {
-            tokio::select! {
-                item = self.sub.next() => return match item {
-                    Ok(FeedItem::Reset) => Some(Sse::default().event("reset").data("{}")),
-                    Ok(FeedItem::Event(e)) => Some(
-                        Sse::default().id(e.seq.to_string()).event(e.kind.as_str()).data(e.data.as_str()),
-                    ),
-                    Err(e) => {
-                        tracing::warn!(error = %e, "event stream ended");
-                        None
-                    }
-                },
-                _ = self.recheck.tick() => {
-                    if !self.still_allowed().await {
-                        return None;
-                    }
-                }
+        match self.sub.next().await {
+            Ok(FeedItem::Reset) => Some(Sse::default().event("reset").data("{}")),
+            Ok(FeedItem::Event(e)) => Some(
+                Sse::default()
+                    .id(e.seq.to_string())
+                    .event(e.kind.as_str())
+                    .data(e.data.as_str()),
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "event stream ended");
+                None
             }
         }
     }
+}
 
-    async fn still_allowed(&self) -> bool {
-        let actor: Actor = match self.credentials.actor(&self.board).await {
-            Ok(actor) => actor,
-            Err(_) => return false,
-        };
-        self.board.can_follow(&actor, &self.workspace).await.is_ok()
+/// Where a stream resumes (contract §11): after the seq of `Last-Event-ID`
+/// (`header`), which wins, as it is the browser's own resume point after a
+/// reconnect, or else of `?after=` (`query`); `None` when neither is given. A
+/// value that is not a seq (a whole number, 0 or more) is a 422 on `after`.
+fn resume_point(
+    header: Option<&str>,
+    query: Option<&str>,
+) -> Result<Option<i64>, board_core::Error> {
+    let Some(given) = header.or(query) else {
+        return Ok(None);
+    };
+    match given.trim().parse::<i64>() {
+        Ok(seq) if seq >= 0 => Ok(Some(seq)),
+        _ => Err(ValidationErrors::one(
+            "after",
+            "Expected a seq: a whole number, 0 or more",
+        )),
     }
 }

@@ -92,6 +92,12 @@ impl Request {
         &self.param
     }
 
+    /// The route's path parameter as a typed id: a malformed one is "not
+    /// found", like an unknown one (contract §3).
+    pub fn path_id<T: PathId>(&self) -> Result<T, ApiError> {
+        T::parse(&self.param).ok_or(ApiError::Core(board_core::Error::NotFound(T::WHAT)))
+    }
+
     /// The board.
     pub fn board(&self) -> &Board {
         &self.app.board
@@ -297,3 +303,30 @@ pub fn all(app: Shared) -> impl Filter<Extract = (Response,), Error = warp::Reje
             },
         )
 }
+
+/// An id type a route reads from its path.
+pub trait PathId: Sized {
+    /// What it names, for the 404 (`card`).
+    const WHAT: &'static str;
+    /// The id, when `s` is well formed.
+    fn parse(s: &str) -> Option<Self>;
+}
+
+macro_rules! path_ids {
+    ($($id:ty => $what:literal),+ $(,)?) => {$(
+        impl PathId for $id {
+            const WHAT: &'static str = $what;
+            fn parse(s: &str) -> Option<Self> {
+                <$id>::parse(s)
+            }
+        }
+    )+};
+}
+
+path_ids!(
+    board_core::CardId => "card",
+    board_core::ColumnId => "column",
+    board_core::CommentId => "comment",
+    board_core::AttachmentId => "attachment",
+    board_core::RelationId => "relation",
+);

@@ -17,7 +17,7 @@ pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
     let links = req
         .board()
-        .card_relations(&actor, &CardId::from_path(req.param())?)
+        .card_relations(&actor, &req.path_id::<CardId>()?)
         .await?;
     Ok(json(StatusCode::OK, &links))
 }
@@ -35,7 +35,7 @@ pub(super) async fn list(req: Request) -> Answer {
 )]
 pub(super) async fn create(mut req: Request) -> Answer {
     let actor = req.actor().await?;
-    let id = CardId::from_path(req.param())?;
+    let id = req.path_id::<CardId>()?;
     let bytes = req.json_body().await?;
     let link = req
         .board()
@@ -54,7 +54,7 @@ pub(super) async fn create(mut req: Request) -> Answer {
 pub(super) async fn delete(req: Request) -> Answer {
     let actor = req.actor().await?;
     req.board()
-        .delete_relation(&actor, &RelationId::from_path(req.param())?)
+        .delete_relation(&actor, &req.path_id::<RelationId>()?)
         .await?;
     Ok(super::deleted())
 }

@@ -1,0 +1,102 @@
+//! Column sets: a workspace's tenant set and its projects' sets, and which
+//! set is in effect for a card (the `columnScope` rule, contract §5).
+
+use sqlx::any::AnyRow;
+use sqlx::{Any, Executor, Row};
+
+use crate::error::{Error, Result, ValidationErrors};
+use crate::ids::{ColumnSetId, ProjectId, WorkspaceId};
+use crate::Board;
+
+impl Board {
+    /// The set in effect for a card of `project` (or of no project) in `ws`:
+    /// the project's own set when `columnScope` is `PROJECT` and that set has a
+    /// column, otherwise the tenant set. A project outside `ws` is a 422 on
+    /// `field` (the body field or query parameter that named it).
+    pub(crate) async fn set_in_effect<'e, E>(
+        &self,
+        exec: E,
+        ws: &WorkspaceId,
+        project: Option<&str>,
+        field: &str,
+    ) -> Result<ColumnSetId>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        // A malformed project id is no project of the workspace (and is never
+        // sent to the database: it may hold NUL, which PostgreSQL refuses).
+        let project = match project {
+            Some(p) if !crate::ids::is_cuid(p) => Some(""),
+            p => p,
+        };
+        let sql = format!(
+            "SELECT {} AS effect_set, \
+             (SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2) AS project_set",
+            effect_set_sql("$1", "$2")
+        );
+        let row: AnyRow = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(project.unwrap_or(""))
+            .fetch_one(exec)
+            .await?;
+        let effect: Option<ColumnSetId> = row.try_get("effect_set")?;
+        let project_set: Option<ColumnSetId> = row.try_get("project_set")?;
+        match (effect, project, project_set) {
+            (None, _, _) => Err(Error::not_reached()),
+            (Some(_), Some(_), None) => Err(ValidationErrors::one(
+                field,
+                "not a project of this workspace",
+            )),
+            (Some(set), _, _) => Ok(set),
+        }
+    }
+}
+
+/// The `columnScope` rule as one SQL expression, so that every statement that
+/// needs it states it the same way: the set in effect for a card of project
+/// `project` (an SQL expression; `''` or NULL for none) in workspace `ws` is the
+/// project's own set when `columnScope` is `PROJECT` and that set has a column,
+/// otherwise the tenant set. NULL when the workspace does not exist.
+pub(crate) fn effect_set_sql(ws: &str, project: &str) -> String {
+    format!(
+        "(SELECT CASE WHEN st.column_scope = 'PROJECT' \
+                   AND EXISTS (SELECT 1 FROM columns x WHERE x.set_id = ps.id) \
+              THEN ps.id ELSE ts.id END \
+          FROM column_sets ts JOIN settings st ON st.workspace_id = ts.workspace_id \
+          LEFT JOIN column_sets ps ON ps.workspace_id = ts.workspace_id AND ps.project_id = {project} \
+          WHERE ts.workspace_id = {ws} AND ts.project_id IS NULL)"
+    )
+}
+
+/// The set of project `p` of workspace `ws`; 422 when `p` is not a project of `ws`.
+pub(crate) async fn project_set<'e, E>(
+    exec: E,
+    ws: &WorkspaceId,
+    p: &ProjectId,
+) -> Result<ColumnSetId>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let id: Option<ColumnSetId> = sqlx::query_scalar(
+        "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2",
+    )
+    .bind(ws)
+    .bind(p)
+    .fetch_optional(exec)
+    .await?;
+    id.ok_or_else(|| ValidationErrors::one("projectId", "not a project of this workspace"))
+}
+
+/// The id of a workspace's tenant set.
+pub(crate) async fn tenant_set<'e, E>(exec: E, workspace: &WorkspaceId) -> Result<ColumnSetId>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let id: Option<ColumnSetId> = sqlx::query_scalar(
+        "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id IS NULL",
+    )
+    .bind(workspace)
+    .fetch_optional(exec)
+    .await?;
+    id.ok_or(Error::NotFound("workspace"))
+}

@@ -1,0 +1,124 @@
+//! The store: the backend chosen from the URL, connections and migrations, the
+//! one write transaction ([`WriteTx`]) with its locks, and the outbox rows it
+//! commits. It knows tables and dialects, never a domain module: what it
+//! stores comes in as typed ids and plain rows ([`OutboxRow`]).
+//!
+//! Every difference between SQLite and PostgreSQL is a method of [`Backend`]
+//! in `dialect.rs`; nothing else in the crate matches on the backend.
+
+mod dialect;
+mod outbox;
+mod tx;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::any::AnyPoolOptions;
+use sqlx::{AnyPool, Connection, Executor};
+
+use crate::error::{Error, Result};
+
+pub(crate) use outbox::{OnCommit, OutboxRow};
+pub(crate) use tx::{Lock, WriteQueue, WriteTx};
+
+/// Which database engine a [`crate::Board`] talks to, read from the URL scheme.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// Embedded SQLite (`sqlite://path`).
+    Sqlite,
+    /// PostgreSQL (`postgres://…` or `postgresql://…`).
+    Postgres,
+}
+
+impl Backend {
+    /// Reads the backend from a database URL.
+    pub fn from_url(url: &str) -> Result<Self> {
+        if url.starts_with("sqlite:") {
+            Ok(Backend::Sqlite)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Ok(Backend::Postgres)
+        } else {
+            Err(Error::Config(format!(
+                "unsupported database URL {url:?}: use sqlite://PATH or postgres://…"
+            )))
+        }
+    }
+}
+
+/// Opens a pool for `url`, creating a missing SQLite file (and its folder) in WAL
+/// mode, and runs the migrations of the backend.
+pub(crate) async fn connect(
+    url: &str,
+    max_connections: u32,
+    acquire_timeout: Duration,
+    create_missing: bool,
+) -> Result<(AnyPool, Backend)> {
+    sqlx::any::install_default_drivers();
+    let backend = Backend::from_url(url)?;
+    let url = if backend.is_embedded() {
+        prepare_sqlite(url, create_missing).await?
+    } else {
+        url.to_string()
+    };
+    let pool = AnyPoolOptions::new()
+        .max_connections(max_connections)
+        .acquire_timeout(acquire_timeout)
+        .after_connect(move |conn, _| {
+            Box::pin(async move {
+                conn.execute(sqlx::AssertSqlSafe(backend.connection_setup()))
+                    .await?;
+                Ok(())
+            })
+        })
+        .connect(&url)
+        .await?;
+    backend
+        .migrator()
+        .run(&pool)
+        .await
+        .map_err(|e| Error::Config(format!("migration failed: {e}")))?;
+    Ok((pool, backend))
+}
+
+/// Creates the SQLite file and folder when missing (or, without
+/// `create_missing`, refuses a file that does not exist) and switches the file
+/// to WAL (a property of the file, so every later connection inherits it).
+async fn prepare_sqlite(url: &str, create_missing: bool) -> Result<String> {
+    use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode};
+    let options = SqliteConnectOptions::from_str(url)?
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal);
+    let file = options.get_filename().to_path_buf();
+    if !create_missing && !file.exists() {
+        return Err(Error::NoDatabase(file));
+    }
+    if let Some(dir) = file.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Config(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    SqliteConnection::connect_with(&options)
+        .await?
+        .close()
+        .await?;
+    Ok(format!("sqlite://{}", file.to_string_lossy()))
+}
+
+/// Reads a 0/1 INTEGER flag.
+pub(crate) fn flag(v: i64) -> bool {
+    v != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backend_from_url() {
+        assert_eq!(Backend::from_url("sqlite://x.db").unwrap(), Backend::Sqlite);
+        assert_eq!(
+            Backend::from_url("postgres://h/db").unwrap(),
+            Backend::Postgres
+        );
+        assert!(Backend::from_url("mysql://h/db").is_err());
+    }
+}

@@ -1,0 +1,323 @@
+//! The write transaction and its locks.
+
+use std::sync::Arc;
+
+use sqlx::any::AnyRow;
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool};
+use tokio::sync::{Mutex, OwnedMutexGuard};
+
+use super::outbox::{self, OnCommit, OutboxRow};
+use super::Backend;
+use crate::error::{Error, Result};
+use crate::ids::{CardId, ColumnId, ColumnSetId, WorkspaceId};
+
+/// The only kind of transaction that changes data, and the locks it holds.
+///
+/// It is opened by `Board::write` together with the lock its operation
+/// decides under, or by `Board::write_unlocked` for changes that need
+/// no parent row (creations backed by a unique or foreign key). Every
+/// dialect-aware step of a write is a method here, so no operation passes the
+/// backend around.
+///
+/// SQLite: `BEGIN IMMEDIATE` takes the database write lock up front, so two
+/// writers never deadlock on a lock upgrade (SQLITE_BUSY 5/517) and each lock
+/// below is only an existence check. PostgreSQL: `BEGIN`, then `SELECT … FOR NO
+/// KEY UPDATE` on the locked row: writers of the same parent queue on it, while
+/// inserts that only reference the row through a foreign key go on.
+///
+/// It dereferences to the connection, so statements run on `&mut *tx`.
+pub(crate) struct WriteTx {
+    /// `None` only once committed or handed to the rollback on drop.
+    tx: Option<PoolConnection<Any>>,
+    backend: Backend,
+    /// The rank of the last lock taken: locks are taken parent first.
+    held: u8,
+    /// SQLite: this process's turn to write, taken in arrival order.
+    turn: Option<OwnedMutexGuard<()>>,
+    /// The change's events, written just before `COMMIT`.
+    events: Vec<OutboxRow>,
+    /// Told of a committed event.
+    on_commit: Arc<dyn OnCommit>,
+}
+
+/// The queue of this process's SQLite writers.
+///
+/// SQLite has one write lock per database. Writers that race for it in
+/// `BEGIN IMMEDIATE` are put to sleep by its busy handler and retry on a
+/// back-off (up to 100 ms a sleep), so whoever retries at the right moment
+/// wins and some writers wait for seconds. Inside one process, writers
+/// instead queue here, in arrival order (tokio's mutex is fair), and only the
+/// head of the queue asks SQLite for the lock. `busy_timeout` stays the
+/// backstop against other processes, such as the CLI.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WriteQueue(Arc<Mutex<()>>);
+
+/// A row a write transaction locks before it reads what decides its change.
+///
+/// Ranks give the one order in which locks are taken (workspace and settings,
+/// then column sets in id order, then a card), so two writers never wait on
+/// each other crosswise.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Lock<'a> {
+    /// A workspace row: the links between its cards.
+    Workspace(&'a WorkspaceId),
+    /// A workspace's settings row: the settings themselves.
+    Settings(&'a WorkspaceId),
+    /// A column set: its columns, their order, the done mark and the cards in them.
+    ColumnSet(&'a ColumnSetId),
+    /// Several column sets, locked in id order (a card's current set and its set
+    /// in effect).
+    ColumnSets(&'a [ColumnSetId]),
+    /// A card row: its comments and attachments.
+    Card(&'a CardId),
+}
+
+impl Lock<'_> {
+    fn rank(&self) -> u8 {
+        match self {
+            Lock::Workspace(_) | Lock::Settings(_) => 0,
+            Lock::ColumnSet(_) | Lock::ColumnSets(_) => 1,
+            Lock::Card(_) => 2,
+        }
+    }
+
+    /// The error when the locked row does not exist.
+    fn missing(&self) -> Error {
+        match self {
+            Lock::Workspace(_) => Error::NotFound("workspace"),
+            // A body's tenantId that names no workspace is 403, never 404.
+            Lock::Settings(_) => Error::not_reached(),
+            Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
+            Lock::Card(_) => Error::NotFound("card"),
+        }
+    }
+}
+
+impl WriteTx {
+    /// Opens a write transaction that holds no lock yet (SQLite: after this
+    /// process's earlier writers, in arrival order).
+    pub(crate) async fn begin(
+        pool: &AnyPool,
+        backend: Backend,
+        queue: &WriteQueue,
+        on_commit: Arc<dyn OnCommit>,
+    ) -> Result<WriteTx> {
+        // BEGIN and COMMIT are sent here rather than through sqlx's
+        // `Transaction`, so that the change's events ride with the COMMIT in
+        // one round trip (see `commit`).
+        let turn = match backend.is_embedded() {
+            true => Some(queue.0.clone().lock_owned().await),
+            false => None,
+        };
+        let mut tx = pool.acquire().await?;
+        sqlx::raw_sql(backend.begin_write())
+            .execute(&mut *tx)
+            .await?;
+        Ok(WriteTx {
+            tx: Some(tx),
+            backend,
+            held: 0,
+            turn,
+            events: Vec::new(),
+            on_commit,
+        })
+    }
+
+    fn conn(&mut self) -> &mut AnyConnection {
+        self.tx.as_deref_mut().expect("an open transaction")
+    }
+
+    /// Locks one more row for the rest of the transaction, after the locks
+    /// already held (parent first). A row that does not exist is the lock's
+    /// not-found error.
+    pub(crate) async fn lock(&mut self, lock: Lock<'_>) -> Result<()> {
+        if lock.rank() < self.held {
+            return Err(Error::Internal(format!(
+                "locks are taken parent first; {lock:?} comes too late"
+            )));
+        }
+        self.held = lock.rank();
+        let suffix = self.backend.row_lock_suffix();
+        let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
+            Lock::Workspace(id) => ("workspaces", "id", vec![id.as_ref()]),
+            Lock::Settings(id) => ("settings", "workspace_id", vec![id.as_ref()]),
+            Lock::ColumnSet(id) => ("column_sets", "id", vec![id.as_ref()]),
+            Lock::ColumnSets(ids) => {
+                let mut ids: Vec<&str> = ids.iter().map(AsRef::as_ref).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                ("column_sets", "id", ids)
+            }
+            Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
+        };
+        let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+        // PostgreSQL locks the rows in the order they are returned: by key.
+        let sql = format!(
+            "SELECT {key} FROM {table} WHERE {key} IN ({}) ORDER BY {key}{suffix}",
+            placeholders.join(", ")
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for id in &ids {
+            q = q.bind(*id);
+        }
+        let rows: Vec<AnyRow> = q.fetch_all(self.conn()).await?;
+        if rows.len() == ids.len() {
+            Ok(())
+        } else {
+            Err(lock.missing())
+        }
+    }
+
+    /// Locks every card of a column before they are deleted with it (PostgreSQL;
+    /// SQLite already holds the write lock): uploads and comments in flight on
+    /// those cards finish first, so the files they add are seen and removed too.
+    pub(crate) async fn lock_column_cards(&mut self, column: &ColumnId) -> Result<()> {
+        if let Some(sql) = self.backend.lock_column_cards_sql() {
+            sqlx::query(sql).bind(column).execute(self.conn()).await?;
+        }
+        Ok(())
+    }
+
+    /// Makes the rest of the transaction join through indexes only (PostgreSQL
+    /// `SET LOCAL`; nothing on SQLite). For recursive walks such as the relation
+    /// cycle check: the planner, guessing a few rows per step, would otherwise
+    /// hash-join a full scan of the table at every step of a deep walk.
+    pub(crate) async fn index_joins_only(&mut self) -> Result<()> {
+        if let Some(sql) = self.backend.index_joins_only_sql() {
+            sqlx::query(sql).execute(self.conn()).await?;
+        }
+        Ok(())
+    }
+
+    /// Keeps every other writer out of `tables` until the transaction ends, so
+    /// that a check that they are empty holds until the commit (PostgreSQL
+    /// `LOCK TABLE … IN EXCLUSIVE MODE`, reads go on; SQLite already holds the
+    /// database write lock).
+    pub(crate) async fn lock_tables(&mut self, tables: &[&str]) -> Result<()> {
+        if let Some(sql) = self.backend.lock_tables_sql(tables) {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
+                .execute(self.conn())
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// An SQL expression giving a fresh id of the cuid2 shape
+    /// (`[a-z][a-z0-9]{23}`) for each row of a set-based insert, where ids
+    /// cannot come from Rust one by one.
+    pub(crate) fn new_id_sql(&self) -> &'static str {
+        self.backend.new_id_sql()
+    }
+
+    /// Makes event seqs continue after every seq in the table (or pruned),
+    /// once rows were copied in with their seqs: PostgreSQL moves the
+    /// sequence `events_seq` on; SQLite's next seq is `MAX(seq) + 1` anyway.
+    pub(crate) async fn continue_event_seqs(&mut self) -> Result<()> {
+        if let Some(sql) = self.backend.continue_event_seqs_sql() {
+            sqlx::query(sql).execute(self.conn()).await?;
+        }
+        Ok(())
+    }
+
+    /// Records an event of the change (contract §11), written to the outbox
+    /// with the change when it commits.
+    pub(crate) fn emit(&mut self, row: OutboxRow) {
+        self.events.push(row);
+    }
+
+    /// Writes the change's events and commits, in one round trip (the
+    /// outbox statements and `COMMIT` sent together), then releases every
+    /// lock (and the next writer's turn) and tells this process's feed.
+    pub(crate) async fn commit(mut self) -> Result<()> {
+        let events = std::mem::take(&mut self.events);
+        let mut tx = self.tx.take().expect("an open transaction");
+        let sent = outbox::commit(self.backend, &events, &mut tx).await;
+        if let Err(e) = sent {
+            // Rolled back by `Drop`, before the next writer's turn.
+            self.tx = Some(tx);
+            return Err(e.into());
+        }
+        drop(tx);
+        drop(self.turn.take());
+        if !events.is_empty() {
+            self.on_commit.committed();
+        }
+        Ok(())
+    }
+}
+
+impl Drop for WriteTx {
+    /// A transaction dropped without commit (a refusal, an error) rolls back
+    /// before the next writer's turn: sqlx would otherwise roll it back only
+    /// when the connection is next used, and SQLite's write lock would stay
+    /// taken until then.
+    fn drop(&mut self) {
+        if let Some(mut tx) = self.tx.take() {
+            let turn = self.turn.take();
+            match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    runtime.spawn(async move {
+                        if sqlx::raw_sql("ROLLBACK").execute(&mut *tx).await.is_err() {
+                            // Never hand a connection inside a transaction back.
+                            tx.close_on_drop();
+                        }
+                        drop(tx);
+                        drop(turn);
+                    });
+                }
+                Err(_) => {
+                    tx.close_on_drop();
+                    drop((tx, turn));
+                }
+            }
+        }
+    }
+}
+
+impl std::ops::Deref for WriteTx {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        self.tx.as_deref().expect("an open transaction")
+    }
+}
+
+impl std::ops::DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        self.conn()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Actor, Board, Name, NewCard, Options};
+
+    /// A lock out of the parent-first order is refused in every build, before
+    /// it is taken, and the transaction can still roll back.
+    #[tokio::test]
+    async fn a_lock_out_of_order_is_an_error() {
+        let dir = std::env::temp_dir().join(format!("board-lock-order-{}", cuid2::create_id()));
+        let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
+        options.files_dir = dir.join("files");
+        let board = Board::open_with(options).await.unwrap();
+        let ws = board.admin().create_workspace("Team").await.unwrap();
+        let title = Name::parse("Card").unwrap();
+        let card = board
+            .create_card(&Actor::Operator, NewCard::new(ws.id.clone(), title))
+            .await
+            .unwrap();
+        let mut tx = board.write(Lock::Card(&card.id)).await.unwrap();
+        let Err(Error::Internal(message)) = tx.lock(Lock::Workspace(&ws.id)).await else {
+            panic!("a workspace lock after a card lock must be refused");
+        };
+        assert!(message.contains("parent first"), "{message}");
+        drop(tx);
+        let mut tx = board.write(Lock::Workspace(&ws.id)).await.unwrap();
+        tx.lock(Lock::Card(&card.id)).await.unwrap();
+        drop(tx);
+        board.close().await;
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

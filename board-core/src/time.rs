@@ -1,0 +1,150 @@
+//! Time as the service stores and sends it: fixed-width RFC 3339 UTC text with
+//! milliseconds (`2026-11-21T23:43:00.000Z`), which sorts as text.
+
+use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+/// An instant as the service stores and sends it: RFC 3339, UTC, with
+/// milliseconds and `Z` (`2026-11-21T23:43:00.000Z`), fixed width, so that
+/// instants sort as their text. Serialized as that string.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Timestamp(String);
+
+impl Timestamp {
+    /// The instant `ms` milliseconds after the Unix epoch.
+    pub fn from_millis(ms: i64) -> Timestamp {
+        Timestamp(format_millis(ms))
+    }
+
+    /// The text (`2026-11-21T23:43:00.000Z`).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl AsRef<str> for Timestamp {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl PartialEq<str> for Timestamp {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Timestamp {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+/// Read back as stored (the service writes only its own format).
+impl sqlx::Type<sqlx::Any> for Timestamp {
+    fn type_info() -> sqlx::any::AnyTypeInfo {
+        <String as sqlx::Type<sqlx::Any>>::type_info()
+    }
+
+    fn compatible(ty: &sqlx::any::AnyTypeInfo) -> bool {
+        <String as sqlx::Type<sqlx::Any>>::compatible(ty)
+    }
+}
+
+impl<'r> sqlx::Decode<'r, sqlx::Any> for Timestamp {
+    fn decode(value: sqlx::any::AnyValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
+        <String as sqlx::Decode<'r, sqlx::Any>>::decode(value).map(Timestamp)
+    }
+}
+
+impl<'q> sqlx::Encode<'q, sqlx::Any> for Timestamp {
+    fn encode_by_ref(
+        &self,
+        buf: &mut <sqlx::Any as sqlx::Database>::ArgumentBuffer,
+    ) -> Result<sqlx::encode::IsNull, sqlx::error::BoxDynError> {
+        <String as sqlx::Encode<'q, sqlx::Any>>::encode_by_ref(&self.0, buf)
+    }
+}
+
+/// The current time as fixed-width RFC 3339 UTC text with milliseconds
+/// (`2026-11-21T23:43:00.000Z`). Strictly increasing within one process, so
+/// rows written one after another sort in the order they were written.
+pub(crate) fn now() -> Timestamp {
+    static LAST: AtomicI64 = AtomicI64::new(0);
+    let wall = now_millis();
+    let mut prev = LAST.load(Ordering::Relaxed);
+    let ms = loop {
+        let next = wall.max(prev + 1);
+        match LAST.compare_exchange_weak(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => break next,
+            Err(seen) => prev = seen,
+        }
+    };
+    Timestamp::from_millis(ms)
+}
+
+/// The time `seconds` from now, in the same format as [`now`].
+pub(crate) fn now_plus(seconds: i64) -> Timestamp {
+    Timestamp::from_millis(now_millis() + seconds * 1000)
+}
+
+/// The wall clock in milliseconds since the Unix epoch.
+pub(crate) fn now_millis() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// Formats milliseconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+pub(crate) fn format_millis(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_times_fixed_width() {
+        assert_eq!(format_millis(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(format_millis(1_795_304_580_000), "2026-11-21T23:43:00.000Z");
+        assert_eq!(format_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
+    }
+
+    #[test]
+    fn now_is_strictly_increasing() {
+        let a = now();
+        let b = now();
+        assert!(b > a, "{b} should sort after {a}");
+    }
+}
