@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use board_core::{Accent, Actor, Board, ColumnId, DeleteColumn, NewColumn};
+use board_core::{Accent, Actor, Board, ColumnId, DeleteColumn, Name, NewColumn};
 use sqlx::{AnyPool, Executor};
 
 const SQLITE_CARDS: &str = "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
@@ -33,7 +33,7 @@ async fn fixture(url: &str, cards: i64, prefix: &str) -> Fixture {
     let pool = AnyPool::connect(url).await.expect("pool");
     let ws = board
         .admin()
-        .create_workspace("Bench")
+        .create_workspace(&Name::parse("Bench").expect("name"))
         .await
         .expect("workspace");
     let mut ids = Vec::new();

@@ -10,7 +10,7 @@
 
 use std::time::Instant;
 
-use board_core::{Actor, Board, Options, SetQuery, TransferOptions};
+use board_core::{Actor, Board, Name, Options, SetQuery, TransferOptions};
 use sqlx::any::AnyRow;
 use sqlx::{AnyPool, Row};
 
@@ -206,7 +206,10 @@ fn database(admin: &str, name: &str) -> String {
 
 /// A workspace with 10,000 cards, 100 history rows and 5 comments each.
 async fn fill(board: &Board, url: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let ws = board.admin().create_workspace("Bench").await?;
+    let ws = board
+        .admin()
+        .create_workspace(&Name::parse("Bench")?)
+        .await?;
     let columns = board
         .list_columns(&Actor::Operator, Some(&SetQuery::workspace(ws.id.clone())))
         .await?;

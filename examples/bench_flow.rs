@@ -8,7 +8,7 @@
 
 use std::time::{Duration, Instant};
 
-use board_core::{Actor, Backend, Board, FlowQuery, SetQuery};
+use board_core::{Actor, Backend, Board, FlowQuery, Name, SetQuery};
 use sqlx::AnyPool;
 
 const CARDS: i64 = 10_000;
@@ -27,7 +27,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     sqlx::any::install_default_drivers();
     let pool = AnyPool::connect(&url).await?;
     println!("backend: {:?} ({url})", board.backend());
-    let ws = board.admin().create_workspace("Bench").await?;
+    let ws = board
+        .admin()
+        .create_workspace(&Name::parse("Bench")?)
+        .await?;
     let set: String = sqlx::query_scalar(
         "SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id IS NULL",
     )

@@ -12,7 +12,7 @@
 use std::time::{Duration, Instant};
 
 use board_core::{
-    Accent, Actor, Board, CardId, NewCard, NewColumn, NewRelation, RelationKind, WorkspaceId,
+    Accent, Actor, Board, CardId, Name, NewCard, NewColumn, NewRelation, RelationKind, WorkspaceId,
 };
 use sqlx::AnyPool;
 
@@ -48,7 +48,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let me = Actor::Operator;
     println!("backend: {:?} ({url})", board.backend());
 
-    let ws = board.admin().create_workspace("Bench").await?;
+    let ws = board
+        .admin()
+        .create_workspace(&Name::parse("Bench")?)
+        .await?;
     let column = NewColumn {
         workspace_id: ws.id.clone(),
         project_id: None,

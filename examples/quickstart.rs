@@ -28,7 +28,10 @@ async fn run(url: &str) -> Result<(), board_core::Error> {
     let me = Actor::Operator;
 
     // A workspace is born with To do, Doing and Done (the done column).
-    let ws = board.admin().create_workspace("Quickstart").await?;
+    let ws = board
+        .admin()
+        .create_workspace(&Name::parse("Quickstart")?)
+        .await?;
     let mut columns = board
         .list_columns(&me, Some(&SetQuery::workspace(ws.id.clone())))
         .await?;

@@ -4,6 +4,7 @@ use board_core::{Board, Role};
 use clap::{Subcommand, ValueEnum};
 use serde_json::json;
 
+use crate::lookup;
 use crate::output::Out;
 
 #[derive(Debug, Subcommand)]
@@ -68,7 +69,7 @@ impl From<RoleArg> for Role {
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     match cmd {
         Cmd::Create { name } => {
-            let a = board.admin().create_account(&name).await?;
+            let a = board.admin().create_account(&lookup::name(&name)?).await?;
             out.value(&a, || format!("created account {:?} ({})", a.name, a.id));
         }
         Cmd::List => {

@@ -1,6 +1,6 @@
 //! Names a person types, resolved through board-core's lookups.
 
-use board_core::{Actor, Board, CardId, Column, ProjectId, WorkspaceId};
+use board_core::{Actor, Board, CardId, Column, Name, ProjectId, WorkspaceId};
 
 /// The workspace and project a command names, by id or name.
 pub async fn place(
@@ -40,4 +40,9 @@ pub async fn column(
 /// A card id as typed: a malformed one is a card that does not exist.
 pub fn card_id(s: &str) -> anyhow::Result<CardId> {
     Ok(CardId::parse(s).ok_or(board_core::Error::NotFound("card"))?)
+}
+
+/// A name as typed, refused (422 on `name`) as board-core's rule says.
+pub fn name(raw: &str) -> board_core::Result<Name> {
+    Name::parse(raw).map_err(|e| e.on("name"))
 }

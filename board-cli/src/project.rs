@@ -3,6 +3,7 @@
 use board_core::Board;
 use clap::Subcommand;
 
+use crate::lookup;
 use crate::output::Out;
 
 #[derive(Debug, Subcommand)]
@@ -27,7 +28,10 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     match cmd {
         Cmd::Create { workspace, name } => {
             let ws = board.admin().find_workspace(&workspace).await?;
-            let p = board.admin().create_project(&ws.id, &name).await?;
+            let p = board
+                .admin()
+                .create_project(&ws.id, &lookup::name(&name)?)
+                .await?;
             out.value(&p, || {
                 format!(
                     "created project {:?} ({}) in workspace {:?}",

@@ -3,6 +3,7 @@
 use board_core::Board;
 use clap::Subcommand;
 
+use crate::lookup;
 use crate::output::Out;
 
 #[derive(Debug, Subcommand)]
@@ -26,7 +27,10 @@ pub enum Cmd {
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     match cmd {
         Cmd::Create { name } => {
-            let ws = board.admin().create_workspace(&name).await?;
+            let ws = board
+                .admin()
+                .create_workspace(&lookup::name(&name)?)
+                .await?;
             out.value(&ws, || {
                 format!(
                     "created workspace {:?} ({}) with the columns To do, Doing and Done",
@@ -44,7 +48,10 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         }
         Cmd::Rename { workspace, name } => {
             let before = board.admin().find_workspace(&workspace).await?;
-            let ws = board.admin().rename_workspace(&before.id, &name).await?;
+            let ws = board
+                .admin()
+                .rename_workspace(&before.id, &lookup::name(&name)?)
+                .await?;
             out.value(&ws, || {
                 format!(
                     "renamed workspace {:?} to {:?} ({})",

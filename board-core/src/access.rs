@@ -182,7 +182,8 @@ impl Board {
     /// let mut options = board_core::Options::new(format!("sqlite://{}/a.db", dir.display()));
     /// options.files_dir = dir.join("files");
     /// let board = board_core::Board::open_with(options).await?;
-    /// let erin = board.admin().create_account("erin").await?;
+    /// use board_core::Name;
+    /// let erin = board.admin().create_account(&Name::parse("erin")?).await?;
     /// let issued = board.admin().create_token(&erin.id, Some(30 * 86_400)).await?;
     /// assert_eq!(board.authenticate(&issued.token).await?.account(), Some(&erin.id));
     /// board.admin().revoke_token(&issued.token).await?;
@@ -354,8 +355,8 @@ crate::ids::bind_as_text!(Role);
 
 impl Admin<'_> {
     /// Creates an account with a unique name (1..=100 characters, trimmed).
-    pub async fn create_account(&self, name: &str) -> Result<Account> {
-        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
+    pub async fn create_account(&self, name: &Name) -> Result<Account> {
+        let name = name.to_string();
         let account = Account {
             id: AccountId::new(),
             name,

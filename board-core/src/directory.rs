@@ -225,8 +225,8 @@ impl Admin<'_> {
     }
 
     /// Renames a workspace; the name must not be taken.
-    pub async fn rename_workspace(&self, id: &WorkspaceId, name: &str) -> Result<Workspace> {
-        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
+    pub async fn rename_workspace(&self, id: &WorkspaceId, name: &Name) -> Result<Workspace> {
+        let name = name.to_string();
         // One statement; the unique index decides a race.
         let mut tx = self.board.write_unlocked().await?;
         let done = sqlx::query("UPDATE workspaces SET name = $2 WHERE id = $1")

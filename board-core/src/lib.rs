@@ -59,12 +59,12 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
-//! use board_core::{Actor};
+//! use board_core::{Actor, Name};
 //! // A workspace is born with its tenant set: To do, Doing and Done (the done column).
-//! let ws = board.admin().create_workspace("Product").await?;
-//! let project = board.admin().create_project(&ws.id, "Website").await?;
+//! let ws = board.admin().create_workspace(&Name::parse("Product")?).await?;
+//! let project = board.admin().create_project(&ws.id, &Name::parse("Website")?).await?;
 //! assert_eq!(project.workspace_id, ws.id);
 //! assert_eq!(board.admin().find_workspace("product").await?.id, ws.id, "found by name, any case");
 //! assert_eq!(board.admin().list_projects(&ws.id).await?, vec![project]);
@@ -83,7 +83,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Accent, ColumnPatch, DeleteColumn, Name, NewColumn, SetQuery};
 //! let columns = board.list_columns(&me, Some(&SetQuery::workspace(ws.id.clone()))).await?;
@@ -111,7 +111,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{CardPatch, Name, NewCard, SetQuery};
 //! let columns = board.list_columns(&me, Some(&SetQuery::workspace(ws.id.clone()))).await?;
@@ -139,7 +139,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{CommentInput, CommentText, Name, NewCard};
 //! let card = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Discuss")?)).await?;
@@ -166,7 +166,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Name, NewCard, PartInfo, UploadSource};
 //! /// One part in memory.
@@ -202,7 +202,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{Name, NewCard, NewRelation, RelationKind};
 //! let parent = board.create_card(&me, NewCard::new(ws.id.clone(), Name::parse("Epic")?)).await?;
@@ -228,7 +228,7 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
 //! use board_core::{ColumnScope, SettingsPatch};
 //! assert_eq!(board.settings(&me, &ws.id).await?.column_scope, ColumnScope::Tenant);
@@ -260,10 +260,10 @@
 //! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
 //! # options.files_dir = dir.join("files");
 //! # let board = board_core::Board::open_with(options).await?;
-//! # let ws = board.admin().create_workspace("Team").await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
 //! # let me = board_core::Actor::Operator;
-//! use board_core::{Role};
-//! let ana = board.admin().create_account("ana").await?;
+//! use board_core::{Name, Role};
+//! let ana = board.admin().create_account(&Name::parse("ana")?).await?;
 //! board.admin().add_member(&ws.id, &ana.id, Role::Member).await?;
 //! let issued = board.admin().create_token(&ana.id, None).await?;
 //! let actor = board.authenticate(&issued.token).await?;

@@ -66,8 +66,8 @@ impl Board {
     }
 }
 
-async fn insert_workspace(tx: &mut crate::store::WriteTx, name: &str) -> Result<Workspace> {
-    let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
+async fn insert_workspace(tx: &mut crate::store::WriteTx, name: &Name) -> Result<Workspace> {
+    let name = name.to_string();
     let ws = Workspace {
         id: WorkspaceId::new(),
         name,
@@ -120,7 +120,7 @@ impl Admin<'_> {
     /// Creates a workspace with its settings (all defaults) and its tenant set
     /// `To do` (slate), `Doing` (blue), `Done` (green, the done column), in one
     /// transaction, so cards can be created in it at once.
-    pub async fn create_workspace(&self, name: &str) -> Result<Workspace> {
+    pub async fn create_workspace(&self, name: &Name) -> Result<Workspace> {
         // Nothing to lock: every row is new.
         let mut tx = self.board.write_unlocked().await?;
         let ws = insert_workspace(&mut tx, name).await?;
@@ -144,8 +144,8 @@ impl Admin<'_> {
     }
 
     /// Creates a project in `workspace`, with its own (empty) column set.
-    pub async fn create_project(&self, workspace: &WorkspaceId, name: &str) -> Result<Project> {
-        let name = Name::parse(name).map_err(|e| e.on("name"))?.into_string();
+    pub async fn create_project(&self, workspace: &WorkspaceId, name: &Name) -> Result<Project> {
+        let name = name.to_string();
         // The foreign key backs the existence check; every row is new.
         let mut tx = self.board.write_unlocked().await?;
         self.board.workspace_exists(&mut *tx, workspace).await?;
@@ -192,7 +192,7 @@ impl Admin<'_> {
         if accounts > 0 {
             return Ok(None);
         }
-        let workspace = match insert_workspace(&mut tx, "Default").await {
+        let workspace = match insert_workspace(&mut tx, &Name::parse("Default")?).await {
             // The name is taken: another process bootstrapped first (or a
             // workspace `Default` exists already). Roll everything back.
             Err(Error::Conflict(_)) => return Ok(None),

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use board_core::{Actor, Board, Options, Role};
+use board_core::{Actor, Board, Name, Options, Role};
 
 #[tokio::test]
 async fn a_subscription_ends_when_its_token_is_revoked() {
@@ -11,8 +11,16 @@ async fn a_subscription_ends_when_its_token_is_revoked() {
     let mut options = Options::new(format!("sqlite://{}/s.db", dir.display()));
     options.files_dir = dir.join("files");
     let board = Board::open_with(options).await.unwrap();
-    let ws = board.admin().create_workspace("Team").await.unwrap();
-    let ana = board.admin().create_account("ana").await.unwrap();
+    let ws = board
+        .admin()
+        .create_workspace(&Name::parse("Team").unwrap())
+        .await
+        .unwrap();
+    let ana = board
+        .admin()
+        .create_account(&Name::parse("ana").unwrap())
+        .await
+        .unwrap();
     board
         .admin()
         .add_member(&ws.id, &ana.id, Role::Viewer)

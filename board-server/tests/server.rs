@@ -237,7 +237,7 @@ on_both_backends! {
         let db = TestDb::new(backend).await;
         // What `board init` and `board account create early` do.
         let board = db.open().await;
-        board.admin().create_account("early").await.unwrap();
+        board.admin().create_account(&board_core::Name::parse("early").unwrap()).await.unwrap();
         let mut server = start_server(SERVER, &db, &[]).await;
         assert!(first_run(&server.lines).is_none(), "{:?}", server.lines);
         server.child.kill().await.ok();

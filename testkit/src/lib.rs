@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use board_core::{Actor, Board, Bootstrap, Input, Role, SettingsPatch};
+use board_core::{Actor, Board, Bootstrap, Input, Name, Role, SettingsPatch};
 use serde_json::{json, Value};
 use sqlx::{Connection, Executor, PgConnection};
 use tokio::sync::oneshot;
@@ -570,7 +570,7 @@ impl App {
         let board = self.operator();
         let account = board
             .admin()
-            .create_account(name)
+            .create_account(&Name::parse(name).expect("name"))
             .await
             .expect("create account");
         self.member(workspace, account.id.as_str(), role).await;
@@ -609,7 +609,7 @@ impl App {
         let ws = self
             .operator()
             .admin()
-            .create_workspace(name)
+            .create_workspace(&Name::parse(name).expect("name"))
             .await
             .expect("create workspace");
         ws.id.as_str().to_string()
@@ -625,7 +625,7 @@ impl App {
             .expect("workspace");
         let p = board
             .admin()
-            .create_project(&ws.id, name)
+            .create_project(&ws.id, &Name::parse(name).expect("name"))
             .await
             .expect("create project");
         p.id.as_str().to_string()

@@ -40,7 +40,7 @@ on_both_backends! {
         let app = common::spawn_app(backend).await;
         let path = format!("/api/board?tenant={}", app.tenant);
         let board = app.operator();
-        let dave = board.admin().create_account("dave").await.unwrap();
+        let dave = board.admin().create_account(&board_core::Name::parse("dave").unwrap()).await.unwrap();
         app.member(&app.tenant, "dave", "member").await;
         let t = board.admin().create_token(&dave.id, Some(1)).await.unwrap();
         let token = t.token.as_str();

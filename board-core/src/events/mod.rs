@@ -2,7 +2,7 @@
 //! feed that reads it back in commit order.
 //!
 //! **Writing.** An operation describes its change as a [`Change`] and hands it
-//! to its write transaction ([`crate::db::WriteTx::emit`]); the transaction
+//! to its write transaction ([`crate::store::WriteTx::emit`]); the transaction
 //! writes it with one statement sent together with `COMMIT`
 //! ([`commit_statement`]). Its seq is the next rowid (`MAX(seq) + 1`) under the
 //! database write lock (SQLite), so events commit in seq order; or the next

@@ -302,7 +302,11 @@ mod tests {
         let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
         options.files_dir = dir.join("files");
         let board = Board::open_with(options).await.unwrap();
-        let ws = board.admin().create_workspace("Team").await.unwrap();
+        let ws = board
+            .admin()
+            .create_workspace(&Name::parse("Team").unwrap())
+            .await
+            .unwrap();
         let title = Name::parse("Card").unwrap();
         let card = board
             .create_card(&Actor::Operator, NewCard::new(ws.id.clone(), title))
