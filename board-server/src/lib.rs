@@ -67,6 +67,7 @@ impl Server {
         options.files_url = config.files_url.clone();
         options.temp_grace = config.sweep_grace;
         options.max_attachment_bytes = config.max_attachment_bytes;
+        options.max_files_per_request = config.max_files_per_request;
         options.attachments_enabled = config.attachments == config::Switch::On;
         let board = Board::open_with(options).await?;
         sweep(&board, config.events_retention).await;
