@@ -438,10 +438,15 @@ impl Board {
         if !is_cuid(stored_name) {
             return Err(Error::NotFound("file"));
         }
+        // Only a missing row is a 404: a database that cannot be reached is
+        // 503, like everywhere (contract §21).
         let found = self
             .find_attachment("WHERE stored_name = $1", &stored_name.to_owned())
             .await
-            .map_err(|_| Error::NotFound("file"))?;
+            .map_err(|e| match e {
+                Error::NotFound(_) => Error::NotFound("file"),
+                e => e,
+            })?;
         let card = self.find_card(&self.pool, &found.card_id).await?;
         self.require(&self.pool, actor, &card.workspace_id, Role::Viewer)
             .await?;

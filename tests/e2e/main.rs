@@ -15,6 +15,7 @@ mod comments;
 mod events;
 mod flow;
 mod history;
+mod hostile;
 mod objects;
 mod openapi;
 mod relations;
