@@ -1,7 +1,9 @@
 //! `board token create --account A [--expires-in 30d]`, `board token list`
 //! and `board token revoke TOKEN`.
 
-use board_core::Board;
+use std::time::Duration;
+
+use board_core::{Board, TokenId};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -14,9 +16,10 @@ pub enum Cmd {
         /// The account, by id or name.
         #[arg(long)]
         account: String,
-        /// Lifetime: a number with s, m, h, d or w (e.g. 30d). Default: no expiry.
+        /// Lifetime: a number with s, m, h, d or w (e.g. 30d), at most 3650d.
+        /// Default: no expiry.
         #[arg(long, value_parser = parse_duration)]
-        expires_in: Option<i64>,
+        expires_in: Option<Duration>,
     },
     /// List issued tokens (never their secrets), newest first.
     List {
@@ -31,24 +34,32 @@ pub enum Cmd {
     },
 }
 
-/// Parses `90s`, `15m`, `12h`, `30d`, `2w` into seconds.
-fn parse_duration(s: &str) -> Result<i64, String> {
+/// Parses `90s`, `15m`, `12h`, `30d`, `2w` into a lifetime of at most
+/// 3650 days (board-core's [`board_core::MAX_TOKEN_LIFETIME`]).
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    const UNITS: &str = "a positive whole number followed by s, m, h, d or w (e.g. 30d)";
     let (digits, unit) = s.split_at(s.len().saturating_sub(1));
-    let factor = match unit {
+    let factor: u64 = match unit {
         "s" => 1,
         "m" => 60,
         "h" => 3_600,
         "d" => 86_400,
         "w" => 604_800,
-        _ => return Err(format!("{s:?}: use a number followed by s, m, h, d or w")),
+        _ => return Err(format!("{s:?}: use {UNITS}")),
     };
-    let n: i64 = digits
-        .parse()
-        .ok()
-        .filter(|n| *n > 0)
-        .ok_or_else(|| format!("{s:?}: use a positive number followed by s, m, h, d or w"))?;
+    let n: u64 = match digits.parse::<u64>() {
+        Ok(n) if n > 0 => n,
+        // More digits than a u64 holds: too long, said as such below.
+        Err(_) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => u64::MAX,
+        _ => return Err(format!("{s:?}: use {UNITS}")),
+    };
+    let max_days = board_core::MAX_TOKEN_LIFETIME.as_secs() / 86_400;
     n.checked_mul(factor)
-        .ok_or_else(|| format!("{s:?} is too long"))
+        .map(Duration::from_secs)
+        .filter(|d| *d <= board_core::MAX_TOKEN_LIFETIME)
+        .ok_or_else(|| {
+            format!("{s:?} is too long: a token lives at most {max_days} days ({max_days}d)")
+        })
 }
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
@@ -105,7 +116,8 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             );
         }
         Cmd::Revoke { token } => {
-            board.admin().revoke_token(&token).await?;
+            let id = TokenId::from_token_or_id(&token)?;
+            board.admin().revoke_token(&id).await?;
             out.value(&json!({"revoked": true}), || "token revoked".into());
         }
     }
@@ -115,11 +127,26 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::parse_duration;
+    use std::time::Duration;
 
     #[test]
     fn durations() {
-        assert_eq!(parse_duration("30d"), Ok(30 * 86_400));
-        assert_eq!(parse_duration("90s"), Ok(90));
+        assert_eq!(parse_duration("30d"), Ok(Duration::from_secs(30 * 86_400)));
+        assert_eq!(parse_duration("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(
+            parse_duration("3650d"),
+            Ok(Duration::from_secs(3650 * 86_400))
+        );
+        for long in [
+            "3651d",
+            "522w",
+            "3000000d",
+            "999999999999d",
+            "99999999999999999999d",
+        ] {
+            let e = parse_duration(long).unwrap_err();
+            assert!(e.contains("at most 3650 days"), "{long}: {e}");
+        }
         assert!(parse_duration("30").is_err());
         assert!(parse_duration("-1d").is_err());
         assert!(parse_duration("d").is_err());

@@ -321,6 +321,39 @@ on_both_backends! {
         assert_eq!(app.call_as(short, "GET", &path, None).await.status, 401, "expired");
     }
 
+    // Contract §21, found by probing: `--expires-in 999999999999d` wrapped
+    // around to the year -184861213, and 3000000d gave a date the server
+    // then refused. At most 3650 days; more is refused with what is accepted.
+    async fn token_lifetimes_are_at_most_3650_days(backend) {
+        let app = common::spawn_app(backend).await;
+        app.cli(&["--json", "account", "create", "erin"]).await.ok();
+        for long in ["3651d", "999999999999d", "3000000d", "99999999999999999999999d"] {
+            let out = app.cli(&["token", "create", "--account", "erin", "--expires-in", long]).await;
+            assert!(!out.success, "{long} accepted: {}", out.stdout);
+            assert!(out.stderr.contains("at most 3650 days"), "{long}: {}", out.stderr);
+        }
+        let tokens = app.cli(&["--json", "token", "list", "--account", "erin"]).await.ok();
+        assert_eq!(tokens, json!([]), "nothing issued");
+        let max = app.cli(&["--json", "token", "create", "--account", "erin", "--expires-in", "3650d"]).await.ok();
+        let year: i64 = max["expiresAt"].as_str().unwrap()[..4].parse().unwrap();
+        assert!((2030..2100).contains(&year), "{max}");
+    }
+
+    // Contract §21: the CLI refuses the names the API refuses (one rule, in
+    // board-core's `Name`).
+    async fn names_with_control_characters_are_refused(backend) {
+        let app = common::spawn_app(backend).await;
+        for bad in ["ctl\u{1}\u{1b}[31mred", "\u{200b}"] {
+            let out = app.cli(&["workspace", "create", bad]).await;
+            assert!(!out.success, "{bad:?} accepted: {}", out.stdout);
+            assert_eq!(out.stderr.trim_end().lines().count(), 1, "{:?}", out.stderr);
+            let out = app.cli(&["card", "create", "--workspace", &app.tenant, bad]).await;
+            assert!(!out.success, "{bad:?} accepted: {}", out.stdout);
+        }
+        let list = app.cli(&["--json", "workspace", "list"]).await.ok();
+        assert_eq!(list.as_array().unwrap().len(), 1, "only Default: {list}");
+    }
+
     async fn flow_prints_the_route_object_tables_and_a_diagram(backend) {
         let app = common::spawn_app(backend).await;
         let cols = app.columns().await;

@@ -170,7 +170,7 @@ async fn fill(app: &App) -> Story {
     let revoked_token = app.account_in(&t, "bob", "viewer").await;
     app.operator()
         .admin()
-        .revoke_token(&revoked_token)
+        .revoke_token(&board_core::TokenId::from_token_or_id(&revoked_token).unwrap())
         .await
         .expect("revoke");
     Story {

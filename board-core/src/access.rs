@@ -1,12 +1,14 @@
 //! Identity and access: accounts, memberships with roles, bearer tokens, the
 //! [`Actor`] every operation takes, and the one access check.
 
+use std::time::Duration;
+
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
-use crate::error::{is_unique_violation, Error, Result};
+use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
 use crate::ids::{is_cuid, AccountId, TokenId, WorkspaceId};
 use crate::store::WriteTx;
 use crate::text::Name;
@@ -157,6 +159,28 @@ fn split_token(token: &str) -> Option<(&str, &str)> {
         .then_some((id, secret))
 }
 
+impl TokenId {
+    /// The id of a token given whole (`brd_ID_SECRET`) or by its id alone; a
+    /// text that is neither is [`Error::NotFound`].
+    ///
+    /// ```
+    /// use board_core::TokenId;
+    /// let id = "c".repeat(24);
+    /// let token = format!("brd_{id}_{}", "ab".repeat(32));
+    /// assert_eq!(TokenId::from_token_or_id(&token).unwrap().as_str(), id);
+    /// assert_eq!(TokenId::from_token_or_id(&id).unwrap().as_str(), id);
+    /// assert!(TokenId::from_token_or_id("brd_nope").is_err());
+    /// ```
+    pub fn from_token_or_id(token_or_id: &str) -> Result<TokenId> {
+        let id = match split_token(token_or_id) {
+            Some((id, _)) => id,
+            None if is_cuid(token_or_id) => token_or_id,
+            None => return Err(Error::NotFound("token")),
+        };
+        Ok(TokenId::from_db(id.to_string()))
+    }
+}
+
 fn hash_secret(secret: &str) -> String {
     to_hex(&Sha256::digest(secret.as_bytes()))
 }
@@ -184,9 +208,10 @@ impl Board {
     /// let board = board_core::Board::open_with(options).await?;
     /// use board_core::Name;
     /// let erin = board.admin().create_account(&Name::parse("erin")?).await?;
-    /// let issued = board.admin().create_token(&erin.id, Some(30 * 86_400)).await?;
+    /// let month = std::time::Duration::from_secs(30 * 86_400);
+    /// let issued = board.admin().create_token(&erin.id, Some(month)).await?;
     /// assert_eq!(board.authenticate(&issued.token).await?.account(), Some(&erin.id));
-    /// board.admin().revoke_token(&issued.token).await?;
+    /// board.admin().revoke_token(&issued.id).await?;
     /// assert!(board.authenticate(&issued.token).await.is_err());
     /// # board.close().await;
     /// # Ok::<(), board_core::Error>(())
@@ -319,16 +344,44 @@ pub(crate) async fn insert_account(tx: &mut WriteTx, account: &Account) -> Resul
     Ok(())
 }
 
+/// The longest lifetime a token may be given: 3650 days (contract §21).
+pub const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(3650 * 86_400);
+
+/// Checks a token's lifetime against [`MAX_TOKEN_LIFETIME`]: a longer one
+/// is a 422 on `expiresIn` that names the maximum.
+pub fn check_token_lifetime(lifetime: Duration) -> Result<Duration> {
+    if lifetime > MAX_TOKEN_LIFETIME {
+        return Err(ValidationErrors::one(
+            "expiresIn",
+            format!(
+                "A token lives at most {} days; {} days is too long",
+                MAX_TOKEN_LIFETIME.as_secs() / 86_400,
+                lifetime.as_secs() / 86_400
+            ),
+        ));
+    }
+    if lifetime < Duration::from_secs(1) {
+        return Err(ValidationErrors::one(
+            "expiresIn",
+            "A token lives at least 1 second",
+        ));
+    }
+    Ok(lifetime)
+}
+
 pub(crate) async fn issue_token(
     tx: &mut WriteTx,
     account: &AccountId,
-    expires_in_secs: Option<i64>,
+    expires_in: Option<Duration>,
 ) -> Result<IssuedToken> {
+    let expires_at = match expires_in {
+        Some(d) => Some(now_plus(check_token_lifetime(d)?.as_secs() as i64)),
+        None => None,
+    };
     let mut raw = [0u8; 32];
     getrandom::fill(&mut raw).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
     let secret = to_hex(&raw);
     let id = TokenId::new();
-    let expires_at = expires_in_secs.map(now_plus);
     let inserted = sqlx::query(
         "INSERT INTO tokens (id, account_id, secret_hash, created_at, expires_at) \
          SELECT $1, id, $3, $4, $5 FROM accounts WHERE id = $2",
@@ -410,26 +463,23 @@ impl Admin<'_> {
         })
     }
 
-    /// Issues a token for `account`, valid for `expires_in_secs` when given.
-    /// Only the SHA-256 of its secret is stored.
+    /// Issues a token for `account`, valid for `expires_in` (whole seconds,
+    /// 1 s to [`MAX_TOKEN_LIFETIME`]) when given. Only the SHA-256 of its
+    /// secret is stored.
     pub async fn create_token(
         &self,
         account: &AccountId,
-        expires_in_secs: Option<i64>,
+        expires_in: Option<Duration>,
     ) -> Result<IssuedToken> {
         let mut tx = self.board.write_unlocked().await?;
-        let issued = issue_token(&mut tx, account, expires_in_secs).await?;
+        let issued = issue_token(&mut tx, account, expires_in).await?;
         tx.commit().await?;
         Ok(issued)
     }
 
-    /// Revokes a token, given whole or by its id. Revoking twice is harmless.
-    pub async fn revoke_token(&self, token_or_id: &str) -> Result<()> {
-        let id = match split_token(token_or_id) {
-            Some((id, _)) => id,
-            None if is_cuid(token_or_id) => token_or_id,
-            None => return Err(Error::NotFound("token")),
-        };
+    /// Revokes a token (its id: [`TokenId::from_token_or_id`] reads it from
+    /// the whole token too). Revoking twice is harmless; an unknown id is 404.
+    pub async fn revoke_token(&self, id: &TokenId) -> Result<()> {
         let mut tx = self.board.write_unlocked().await?;
         let done =
             sqlx::query("UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1")

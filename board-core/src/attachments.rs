@@ -166,19 +166,37 @@ pub trait UploadSource: Send {
     fn next_chunk(&mut self) -> impl Future<Output = Result<Option<Self::Chunk>>> + Send;
 }
 
+/// The most characters an original file name keeps (contract §21).
+pub(crate) const MAX_FILE_NAME: usize = 255;
+
+/// The longest extension (with its dot) a shortened name keeps whole; a
+/// longer "extension" is not one, and the name is simply cut.
+const MAX_KEPT_EXTENSION: usize = 32;
+
 /// The sent file name, kept as data: control characters (NUL included, which
-/// no backend stores as text) become `_`; no name, or an empty one, is `file`.
+/// no backend stores as text) become `_`; no name, or an empty one, is `file`;
+/// a name over [`MAX_FILE_NAME`] characters is cut to that many, keeping its
+/// extension (the text from its last dot, when at most 32 characters).
 fn clean_file_name(name: Option<String>) -> String {
-    let name: String = name
+    let name: Vec<char> = name
         .unwrap_or_default()
         .chars()
         .map(|c| if c.is_control() { '_' } else { c })
         .collect();
     if name.is_empty() {
-        "file".into()
-    } else {
-        name
+        return "file".into();
     }
+    if name.len() <= MAX_FILE_NAME {
+        return name.into_iter().collect();
+    }
+    let ext = match name.iter().rposition(|&c| c == '.') {
+        Some(dot) if dot > 0 && name.len() - dot <= MAX_KEPT_EXTENSION => &name[dot..],
+        _ => &[][..],
+    };
+    name[..MAX_FILE_NAME - ext.len()]
+        .iter()
+        .chain(ext)
+        .collect()
 }
 
 /// A file written under its temporary name, waiting for its row.
@@ -285,6 +303,9 @@ impl Board {
         while let Some(part) = source.next_part().await? {
             if part.field != "files" && part.field != "file" {
                 continue;
+            }
+            if pending.len() >= self.max_files_per_request {
+                return Err(Error::TooManyFiles(self.max_files_per_request));
             }
             let stored_name = cuid2::create_id();
             temps.push(stored_name.clone());
@@ -417,10 +438,15 @@ impl Board {
         if !is_cuid(stored_name) {
             return Err(Error::NotFound("file"));
         }
+        // Only a missing row is a 404: a database that cannot be reached is
+        // 503, like everywhere (contract §21).
         let found = self
             .find_attachment("WHERE stored_name = $1", &stored_name.to_owned())
             .await
-            .map_err(|_| Error::NotFound("file"))?;
+            .map_err(|e| match e {
+                Error::NotFound(_) => Error::NotFound("file"),
+                e => e,
+            })?;
         let card = self.find_card(&self.pool, &found.card_id).await?;
         self.require(&self.pool, actor, &card.workspace_id, Role::Viewer)
             .await?;
@@ -451,6 +477,21 @@ mod tests {
             comment_id: None,
             card_id: CardId::from_db(String::new()),
         }
+    }
+
+    #[test]
+    fn long_names_keep_their_extension() {
+        let long = format!("{}.pdf", "é".repeat(300));
+        let short = clean_file_name(Some(long));
+        assert_eq!(short.chars().count(), MAX_FILE_NAME);
+        assert!(short.ends_with("é.pdf"), "{short}");
+        let no_ext = clean_file_name(Some(format!("a.{}", "x".repeat(300))));
+        assert_eq!(no_ext.chars().count(), MAX_FILE_NAME);
+        assert!(no_ext.starts_with("a.xxx"));
+        let exact = "y".repeat(MAX_FILE_NAME);
+        assert_eq!(clean_file_name(Some(exact.clone())), exact);
+        assert_eq!(clean_file_name(Some("a\u{1b}b".into())), "a_b");
+        assert_eq!(clean_file_name(None), "file");
     }
 
     #[test]

@@ -129,6 +129,10 @@ pub enum Error {
     /// An upload over the per-file maximum.
     #[error("file over the maximum size of {0} bytes")]
     FileTooLarge(u64),
+    /// An upload of more files than the installation's maximum per request
+    /// (the maximum).
+    #[error("more than {0} files in one upload; send them in several requests of at most {0}")]
+    TooManyFiles(usize),
     /// An upload whose content is not an accepted format.
     #[error("{0}")]
     UnsupportedFormat(String),
@@ -189,6 +193,7 @@ impl Error {
             Error::Conflict(_) => "CONFLICT",
             Error::NoFile(_) => "NO_FILE",
             Error::FileTooLarge(_) => "FILE_TOO_LARGE",
+            Error::TooManyFiles(_) => "TOO_MANY_FILES",
             Error::UnsupportedFormat(_) => "UNSUPPORTED_FORMAT",
             Error::Validation(_) => "VALIDATION_FAILED",
             Error::Rule(rule, _) => rule.code(),

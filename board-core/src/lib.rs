@@ -271,7 +271,7 @@
 //! // Ana may read the workspace's settings, not change them (ADMIN).
 //! board.settings(&actor, &ws.id).await?;
 //! assert_eq!(board.admin().list_tokens(Some(&ana.id)).await?[0].id, issued.id);
-//! board.admin().revoke_token(issued.id.as_str()).await?;
+//! board.admin().revoke_token(&issued.id).await?;
 //! assert!(board.authenticate(&issued.token).await.is_err());
 //! # board.close().await;
 //! # Ok::<(), board_core::Error>(())
@@ -317,7 +317,10 @@ use std::sync::Arc;
 use sqlx::AnyPool;
 
 // The public API, each item once.
-pub use access::{Account, Actor, IssuedToken, Membership, Role, Session};
+pub use access::{
+    check_token_lifetime, Account, Actor, IssuedToken, Membership, Role, Session,
+    MAX_TOKEN_LIFETIME,
+};
 pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
 pub use columns::{
@@ -359,6 +362,8 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://board-data/board.db";
 pub const DEFAULT_FILES_DIR: &str = "board-data/files";
 /// The default largest attachment, in bytes (10 MiB).
 pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 10 * 1024 * 1024;
+/// The default most files of one upload request (contract §21).
+pub const DEFAULT_MAX_FILES_PER_REQUEST: usize = 100;
 
 /// The operator's side of a [`Board`] ([`Board::admin`]): its methods bypass
 /// roles, so a reader of a call sees at once that no access is checked. They
@@ -390,6 +395,10 @@ pub struct Options {
     pub acquire_timeout: std::time::Duration,
     /// The largest accepted attachment, in bytes.
     pub max_attachment_bytes: u64,
+    /// The most files one upload may hold (default
+    /// [`DEFAULT_MAX_FILES_PER_REQUEST`], 100); one more is
+    /// [`Error::TooManyFiles`], and nothing is stored.
+    pub max_files_per_request: usize,
     /// Whether uploads are accepted at all (the installation's switch).
     pub attachments_enabled: bool,
     /// Another file store than `files_url` or the local folder `files_dir`.
@@ -410,6 +419,7 @@ impl Options {
             acquire_timeout: std::time::Duration::from_secs(5),
             create_missing: true,
             max_attachment_bytes: DEFAULT_MAX_ATTACHMENT_BYTES,
+            max_files_per_request: DEFAULT_MAX_FILES_PER_REQUEST,
             attachments_enabled: true,
             file_store: None,
             temp_grace: TEMP_GRACE,
@@ -436,6 +446,7 @@ pub struct Board {
     backend: Backend,
     store: Arc<dyn FileStore>,
     max_attachment_bytes: u64,
+    max_files_per_request: usize,
     attachments_enabled: bool,
     temp_grace: std::time::Duration,
     writers: store::WriteQueue,
@@ -488,6 +499,7 @@ impl Board {
             backend,
             store,
             max_attachment_bytes: options.max_attachment_bytes,
+            max_files_per_request: options.max_files_per_request,
             attachments_enabled: options.attachments_enabled,
             temp_grace: options.temp_grace,
             writers: store::WriteQueue::default(),

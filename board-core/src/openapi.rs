@@ -86,7 +86,7 @@ mod tests {
 
     use crate::columns::{Accent, ColumnPatch, NewColumn};
     use crate::comments::CommentInput;
-    use crate::text::TEXT_PATTERN;
+    use crate::text::{name_pattern, COMMENT_PATTERN};
     use crate::{CardPatch, CommentText, Name, NewCard, RelationKind};
 
     fn json<T: PartialSchema>() -> Value {
@@ -101,13 +101,13 @@ mod tests {
         let name = json::<Name>();
         assert_eq!(name["maxLength"], Name::MAX);
         assert_eq!(name["minLength"], 1);
-        assert_eq!(name["pattern"], TEXT_PATTERN);
+        assert_eq!(name["pattern"], name_pattern());
         assert!(Name::parse(&"x".repeat(Name::MAX)).is_ok());
         assert!(Name::parse(&"x".repeat(Name::MAX + 1)).is_err());
         let comment = json::<CommentText>();
         assert_eq!(comment["maxLength"], CommentText::MAX);
         assert_eq!(comment["minLength"], 1);
-        assert_eq!(comment["pattern"], TEXT_PATTERN);
+        assert_eq!(comment["pattern"], COMMENT_PATTERN);
         for (schema, field, to) in [
             (json::<NewColumn>(), "name", "Name"),
             (json::<ColumnPatch>(), "name", "Name"),

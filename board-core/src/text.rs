@@ -14,11 +14,84 @@ use crate::error::{Error, ValidationErrors};
 /// stores as text (PostgreSQL refuses it, SQLite's `length()` stops at it).
 const NUL_REFUSED: &str = "String must not contain NUL (\\u0000) characters";
 
-/// The pattern of a name or a comment in the OpenAPI schema: at least one
-/// character that is not blank (names are trimmed, comments must not be
-/// blank), and no NUL.
+/// The message for a name holding a control character (contract §21).
+const CONTROL_REFUSED: &str =
+    "String must not contain control characters (U+0000 to U+001F, U+007F to U+009F)";
+
+/// The message for a comment holding a control character other than a line
+/// break or a tab (contract §21).
+const COMMENT_CONTROL_REFUSED: &str = "String must not contain control characters \
+     (U+0000 to U+001F, U+007F to U+009F) other than line feed, carriage return and tab";
+
+/// The message for a name of invisible characters only (contract §21).
+const INVISIBLE_REFUSED: &str =
+    "String must contain at least 1 visible character (not only spaces or format characters)";
+
+/// Characters that show nothing although they are not white space: Unicode's
+/// format characters (category Cf) and the blank fillers (Hangul fillers,
+/// the braille blank). A name made only of these and white space is refused.
+const INVISIBLE: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{034F}', '\u{034F}'),
+    ('\u{0600}', '\u{0605}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{06DD}', '\u{06DD}'),
+    ('\u{070F}', '\u{070F}'),
+    ('\u{0890}', '\u{0891}'),
+    ('\u{08E2}', '\u{08E2}'),
+    ('\u{115F}', '\u{1160}'),
+    ('\u{17B4}', '\u{17B5}'),
+    ('\u{180B}', '\u{180F}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{202A}', '\u{202E}'),
+    ('\u{2060}', '\u{206F}'),
+    ('\u{2800}', '\u{2800}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{FE00}', '\u{FE0F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFA0}', '\u{FFA0}'),
+    ('\u{FFF9}', '\u{FFFB}'),
+    ('\u{110BD}', '\u{110BD}'),
+    ('\u{110CD}', '\u{110CD}'),
+    ('\u{13430}', '\u{1343F}'),
+    ('\u{1BCA0}', '\u{1BCA3}'),
+    ('\u{1D173}', '\u{1D17A}'),
+    ('\u{E0001}', '\u{E0001}'),
+    ('\u{E0020}', '\u{E007F}'),
+    ('\u{E0100}', '\u{E01EF}'),
+];
+
+/// Whether `c` shows something: not white space, not a control character,
+/// not one of [`INVISIBLE`].
+fn is_visible(c: char) -> bool {
+    !c.is_whitespace()
+        && !c.is_control()
+        && !INVISIBLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
+}
+
+/// The control characters a comment may hold: line breaks and tabs.
+fn allowed_in_comment(c: char) -> bool {
+    !c.is_control() || matches!(c, '\n' | '\r' | '\t')
+}
+
+/// The pattern of a name in the OpenAPI schema: no control character, and at
+/// least one visible one (the invisible characters of the Basic Multilingual
+/// Plane; the validator also knows a few beyond it).
 #[cfg(feature = "openapi")]
-pub(crate) const TEXT_PATTERN: &str = r"^[^\x00]*[^\s\x00][^\x00]*$";
+pub(crate) fn name_pattern() -> String {
+    let mut invisible = String::from(r"\s\x00-\x1F\x7F-\x9F");
+    for &(lo, hi) in INVISIBLE.iter().filter(|(_, hi)| u32::from(*hi) <= 0xFFFF) {
+        invisible.push_str(&format!(r"\u{:04X}-\u{:04X}", u32::from(lo), u32::from(hi)));
+    }
+    let control = r"\x00-\x1F\x7F-\x9F";
+    format!("^[^{control}]*[^{invisible}][^{control}]*$")
+}
+
+/// The pattern of a comment in the OpenAPI schema: at least one character that
+/// is not blank, and no control character but line feed, carriage return and
+/// tab.
+#[cfg(feature = "openapi")]
+pub(crate) const COMMENT_PATTERN: &str = r"^[^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*[^\s\x00-\x1F\x7F-\x9F][^\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]*$";
 
 /// Text refused by the rule of [`Name`] or [`CommentText`]; its message is the
 /// one the contract reports for the field.
@@ -120,12 +193,16 @@ macro_rules! text_type {
 }
 
 /// A name: of a workspace, a project, an account or a column, or a card's
-/// title. Trimmed, then 1..=[`Name::MAX`] characters, without NUL.
+/// title. Trimmed, then 1..=[`Name::MAX`] characters, without control
+/// characters (Unicode Cc, NUL included: refused, never trimmed), and not only
+/// invisible ones (white space, format characters such as U+200B).
 ///
 /// ```
 /// use board_core::Name;
 /// assert_eq!(Name::parse("  To do ").unwrap(), "To do");
 /// assert!(Name::parse("   ").is_err());
+/// assert!(Name::parse("red\u{1b}[31m").is_err());
+/// assert!(Name::parse("\u{200b}").is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(transparent)]
@@ -137,17 +214,21 @@ impl Name {
     /// The most characters a name may have after trimming.
     pub const MAX: usize = 100;
 
-    /// Trims `raw` and checks its length (1..=100 characters) and that it
-    /// holds no NUL character.
+    /// Trims `raw` and checks its length (1..=100 characters), that it holds
+    /// no control character and at least one visible one.
     pub fn parse(raw: &str) -> Result<Name, InvalidText> {
         if raw.contains('\0') {
             return Err(InvalidText(NUL_REFUSED.into()));
+        }
+        if raw.chars().any(char::is_control) {
+            return Err(InvalidText(CONTROL_REFUSED.into()));
         }
         let t = raw.trim();
         match t.chars().count() {
             0 => Err(InvalidText(
                 "String must contain at least 1 character(s) after trimming".into(),
             )),
+            _ if !t.chars().any(is_visible) => Err(InvalidText(INVISIBLE_REFUSED.into())),
             n if n > Name::MAX => Err(InvalidText(format!(
                 "String must contain at most {} character(s)",
                 Name::MAX
@@ -158,7 +239,8 @@ impl Name {
 }
 
 /// The content of a comment: Markdown kept byte for byte (never trimmed),
-/// 1..=[`CommentText::MAX`] characters, not blank, without NUL.
+/// 1..=[`CommentText::MAX`] characters, not blank, without control characters
+/// but line feed, carriage return and tab.
 ///
 /// ```
 /// use board_core::CommentText;
@@ -176,10 +258,14 @@ impl CommentText {
     pub const MAX: usize = 50_000;
 
     /// Checks comment content: 1..=50,000 characters, not blank, no NUL
-    /// character (which no backend stores as text). Never trims.
+    /// character (which no backend stores as text) nor any other control
+    /// character but `\n`, `\r` and `\t`. Never trims.
     pub fn parse(s: &str) -> Result<CommentText, InvalidText> {
         if s.contains('\0') {
             return Err(InvalidText(NUL_REFUSED.into()));
+        }
+        if !s.chars().all(allowed_in_comment) {
+            return Err(InvalidText(COMMENT_CONTROL_REFUSED.into()));
         }
         if s.trim().is_empty() {
             return Err(InvalidText(
@@ -199,6 +285,7 @@ impl CommentText {
 #[cfg(feature = "openapi")]
 fn text_schema(
     max: usize,
+    pattern: String,
     description: &str,
 ) -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
     use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
@@ -206,7 +293,7 @@ fn text_schema(
         .schema_type(SchemaType::Type(Type::String))
         .min_length(Some(1))
         .max_length(Some(max))
-        .pattern(Some(TEXT_PATTERN))
+        .pattern(Some(pattern))
         .description(Some(description))
         .into()
 }
@@ -218,7 +305,9 @@ impl utoipa::PartialSchema for Name {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         text_schema(
             Name::MAX,
-            "A name: trimmed, then 1 to 100 characters; not blank, no NUL",
+            name_pattern(),
+            "A name: trimmed, then 1 to 100 characters; no control character \
+             (U+0000 to U+001F, U+007F to U+009F), at least one visible character",
         )
     }
 }
@@ -233,7 +322,9 @@ impl utoipa::PartialSchema for CommentText {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
         text_schema(
             CommentText::MAX,
-            "Markdown kept byte for byte: 1 to 50,000 characters; not blank, no NUL",
+            COMMENT_PATTERN.into(),
+            "Markdown kept byte for byte: 1 to 50,000 characters; not blank; no control \
+             character but line feed, carriage return and tab",
         )
     }
 }
@@ -254,6 +345,46 @@ mod tests {
         assert!(Name::parse(&"é".repeat(100)).is_ok());
         assert!(Name::parse(&"é".repeat(101)).is_err());
         assert!(Name::parse("a\0b").is_err());
+    }
+
+    #[test]
+    fn names_refuse_control_and_invisible_characters() {
+        for bad in [
+            "ctl\u{1}\u{1b}[31mred",
+            "a\tb",
+            "a\nb",
+            "x\u{85}",
+            "\u{7f}x",
+        ] {
+            assert_eq!(
+                Name::parse(bad).unwrap_err().message(),
+                CONTROL_REFUSED,
+                "{bad:?}"
+            );
+        }
+        for bad in [
+            "\u{200b}",
+            " \u{200b}\u{feff} ",
+            "\u{2060}\u{3000}",
+            "\u{e0020}",
+        ] {
+            assert_eq!(
+                Name::parse(bad).unwrap_err().message(),
+                INVISIBLE_REFUSED,
+                "{bad:?}"
+            );
+        }
+        assert_eq!(Name::parse("a\u{200b}b").unwrap(), "a\u{200b}b");
+        assert_eq!(Name::parse(" 👍 ").unwrap(), "👍");
+    }
+
+    #[test]
+    fn comments_keep_line_breaks_and_tabs_only() {
+        assert!(CommentText::parse("a\r\n\tb").is_ok());
+        for bad in ["a\u{1b}[31m", "a\u{7}", "a\u{0b}", "x\u{9b}"] {
+            let e = CommentText::parse(bad).unwrap_err();
+            assert_eq!(e.message(), COMMENT_CONTROL_REFUSED, "{bad:?}");
+        }
     }
 
     #[test]

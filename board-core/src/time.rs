@@ -77,20 +77,27 @@ impl<'q> sqlx::Encode<'q, sqlx::Any> for Timestamp {
 }
 
 /// The current time as fixed-width RFC 3339 UTC text with milliseconds
-/// (`2026-11-21T23:43:00.000Z`). Strictly increasing within one process, so
-/// rows written one after another sort in the order they were written.
+/// (`2026-11-21T23:43:00.000Z`): [`tick`], formatted.
 pub(crate) fn now() -> Timestamp {
+    Timestamp::from_millis(tick())
+}
+
+/// The service's clock, in milliseconds since the Unix epoch: the wall clock,
+/// but strictly increasing within one process, so rows written one after
+/// another sort in the order they were written. Every write takes its time
+/// here, and so does the end of a default flow window, which therefore lies
+/// after every change committed before it was read (contract §21).
+pub(crate) fn tick() -> i64 {
     static LAST: AtomicI64 = AtomicI64::new(0);
     let wall = now_millis();
     let mut prev = LAST.load(Ordering::Relaxed);
-    let ms = loop {
+    loop {
         let next = wall.max(prev + 1);
         match LAST.compare_exchange_weak(prev, next, Ordering::Relaxed, Ordering::Relaxed) {
-            Ok(_) => break next,
+            Ok(_) => return next,
             Err(seen) => prev = seen,
         }
-    };
-    Timestamp::from_millis(ms)
+    }
 }
 
 /// The time `seconds` from now, in the same format as [`now`].

@@ -38,11 +38,7 @@ async fn a_subscription_ends_when_its_token_is_revoked() {
         "no event and no end while the token is valid"
     );
 
-    board
-        .admin()
-        .revoke_token(issued.id.as_str())
-        .await
-        .unwrap();
+    board.admin().revoke_token(&issued.id).await.unwrap();
     let ended = tokio::time::timeout(Duration::from_secs(5), sub.next())
         .await
         .expect("the subscription notices the revocation at its next check");

@@ -110,6 +110,17 @@ fn before_routing(
     if !writes || headers.contains_key(AUTHORIZATION) || session_cookie(headers).is_none() {
         return None;
     }
+    // Several Origin headers (which no browser sends) are refused: judging
+    // by the first would let a forged second one pass (contract §21).
+    if headers.get_all(ORIGIN).iter().count() > 1 {
+        let refusal = cross_origin(format!(
+            "a {method} with the {SESSION_COOKIE} cookie and several Origin headers is \
+             refused: send one Origin, from this server's own origin or one listed in \
+             --allowed-origins, or authenticate with the Authorization header"
+        ));
+        let template = crate::routes::table().allow(path).map(|(t, _)| t);
+        return Some(labelled(refusal, template));
+    }
     let refusal = match origin {
         Some(o) if !same_origin(o, headers) && !origins.contains(o) => Some(cross_origin(format!(
             "a {method} with the {SESSION_COOKIE} cookie from the origin {o} is refused: \

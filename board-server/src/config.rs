@@ -37,6 +37,25 @@ pub struct Config {
     /// Largest accepted attachment, in bytes.
     #[arg(long, env = "BOARD_MAX_ATTACHMENT_BYTES", default_value_t = 10_485_760)]
     pub max_attachment_bytes: u64,
+    /// The most files one upload request may hold; one more is answered 413
+    /// TOO_MANY_FILES and nothing is stored.
+    #[arg(long, env = "BOARD_MAX_FILES_PER_REQUEST", default_value_t = board_core::DEFAULT_MAX_FILES_PER_REQUEST, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
+    pub max_files_per_request: usize,
+    /// The most client connections open at once; a connection past it is
+    /// closed at once, so that the others keep being served.
+    #[arg(long, env = "BOARD_MAX_CONNECTIONS", default_value_t = 10_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub max_connections: usize,
+    /// How long a request head may take, from its first byte (or from the
+    /// connection's opening, for the first request): contract §21, 10 s.
+    #[arg(long, env = "BOARD_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_timeout, hide = true)]
+    pub header_timeout: Duration,
+    /// The longest gap between two bytes of a request body: contract §21, 30 s.
+    #[arg(long, env = "BOARD_BODY_TIMEOUT", default_value = "30s", value_parser = parse_timeout, hide = true)]
+    pub body_timeout: Duration,
+    /// How long a keep-alive connection may sit idle between requests:
+    /// contract §21, 60 s.
+    #[arg(long, env = "BOARD_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_timeout, hide = true)]
+    pub idle_timeout: Duration,
     /// Whether uploads are accepted at all.
     #[arg(long, env = "BOARD_ATTACHMENTS", value_enum, default_value = "on")]
     pub attachments: Switch,
@@ -88,6 +107,15 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         }
     };
     Ok(Duration::from_secs(secs))
+}
+
+/// A connection timeout: a duration that is not zero (tests shorten them).
+fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() {
+        return Err(format!("{s:?}: a timeout is at least 1s"));
+    }
+    Ok(d)
 }
 
 fn parse_recheck(s: &str) -> Result<Duration, String> {

@@ -139,7 +139,7 @@ impl HttpStatus for Error {
             Error::NotFound(_) | Error::Unknown(_) => 404,
             Error::LinkExists | Error::Conflict(_) | Error::Transfer(_) => 409,
             Error::NoFile(_) => 400,
-            Error::FileTooLarge(_) => 413,
+            Error::FileTooLarge(_) | Error::TooManyFiles(_) => 413,
             Error::UnsupportedFormat(_) => 415,
             Error::Validation(_) | Error::Rule(..) => 422,
             Error::Unavailable(_) => 503,

@@ -6,6 +6,7 @@
 pub mod auth;
 pub mod browser;
 pub mod config;
+mod conn;
 pub mod error;
 pub mod metrics;
 pub mod observe;
@@ -55,6 +56,17 @@ impl Server {
     /// touches the database: no sweep, no first-run token printed and lost),
     /// then opens the board, sweeps it, and runs the first-run bootstrap.
     pub async fn build(config: Config) -> anyhow::Result<Server> {
+        #[cfg(unix)]
+        match conn::raise_open_files_limit() {
+            Some(n) if (n as usize) < config.max_connections => tracing::warn!(
+                open_files = n,
+                max_connections = config.max_connections,
+                "the open-files limit is below --max-connections: raise it (ulimit -n) \
+                 or lower --max-connections"
+            ),
+            Some(n) => tracing::debug!(open_files = n, "open-files limit"),
+            None => {}
+        }
         let listener = TcpListener::bind(config.listen).await.map_err(|e| {
             anyhow::anyhow!(
                 "cannot listen on {}: {e}; choose another address with --listen or BOARD_LISTEN",
@@ -67,6 +79,7 @@ impl Server {
         options.files_url = config.files_url.clone();
         options.temp_grace = config.sweep_grace;
         options.max_attachment_bytes = config.max_attachment_bytes;
+        options.max_files_per_request = config.max_files_per_request;
         options.attachments_enabled = config.attachments == config::Switch::On;
         let board = Board::open_with(options).await?;
         sweep(&board, config.events_retention).await;
@@ -122,19 +135,23 @@ impl Server {
             metrics: metrics.clone(),
         });
         let origins = app.config.allowed_origins.clone();
+        let app_config = app.config.clone();
         let routes = observe::wrap(
             browser::wrap(routes::all(app).recover(error::recover), origins),
             metrics,
         );
         tracing::info!(%addr, backend = ?board.backend(), "listening");
-        warp::serve(routes)
-            .incoming(listener)
-            .graceful(async move {
-                shutdown.await;
-                closing.send(true).ok();
-            })
-            .run()
-            .await;
+        let limits = conn::Limits {
+            header: app_config.header_timeout,
+            body: app_config.body_timeout,
+            idle: app_config.idle_timeout,
+            max_connections: app_config.max_connections,
+        };
+        conn::serve(listener, warp::service(routes), limits, async move {
+            shutdown.await;
+            closing.send(true).ok();
+        })
+        .await;
         sweeper.abort();
         board.close().await;
         tracing::info!("stopped");

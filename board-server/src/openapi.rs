@@ -46,7 +46,8 @@ Browser clients: a POST, PATCH, PUT or DELETE authenticated by the cookie is ref
 with 403 `CROSS_ORIGIN` (and changes nothing) when its `Origin` names an origin other \
 than the server's own (its `Host`) or one listed in `--allowed-origins`, or, without \
 `Origin`, when `Sec-Fetch-Site` is `cross-site`. A request authenticated by the \
-`Authorization` header is never refused for its origin.
+`Authorization` header is never refused for its origin. A cookie write with several \
+`Origin` headers is refused as `CROSS_ORIGIN`.
 
 CORS: for an origin listed in `--allowed-origins` (`BOARD_ALLOWED_ORIGINS`), a preflight \
 `OPTIONS` on any route answers 204 with `Access-Control-Allow-Origin` (that origin), \
@@ -59,7 +60,15 @@ every response to it carries `Access-Control-Allow-Origin`, \
 is 403 `CROSS_ORIGIN`, without `Access-Control-Allow-Origin`.
 
 When the database cannot be reached, every route answers 503 `UNAVAILABLE` with \
-`Retry-After`.";
+`Retry-After`.
+
+Connections (HTTP/1.1): a request head must be complete within 10 s of its first byte \
+(or of the connection's opening), a request body may not pause for 30 s, and a \
+keep-alive connection idle for 60 s is closed; past `--max-connections` a new connection \
+is closed at once. A request head the server cannot read is answered before any route, \
+with the same JSON error body and `Connection: close`: 400 `BAD_REQUEST` (a malformed \
+request line or header), 414 `URI_TOO_LONG` (a target over 65,534 bytes), 431 \
+`HEADERS_TOO_LARGE` (over 100 headers, or about 400 KB of head).";
 
 /// Security schemes, and the rules every route shares.
 struct Common;

@@ -409,3 +409,60 @@ async fn many_writers_on_two_servers_give_every_stream_every_event_in_seq_order(
         );
     }
 }
+
+on_both_backends! {
+    // Contract §21 on the binary, with its default timeouts: a connection that
+    // sends nothing is closed 10 s after it opened, and clients that go away
+    // (mid-head, mid-body, mid-upload) are logged at debug level, never as
+    // errors (one probe once left 3,004 ERROR lines).
+    async fn slow_and_vanishing_clients_on_the_binary(backend) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        use tokio::net::TcpStream;
+        let db = TestDb::new(backend).await;
+        let server = start_server(SERVER, &db, &[("BOARD_LOG", "info")]).await;
+        let (token, tenant) = first_run(&server.lines).expect("first run");
+        let addr = server.base.trim_start_matches("http://").to_string();
+        let opened = std::time::Instant::now();
+        let mut silent = TcpStream::connect(&addr).await.unwrap();
+        let http = reqwest::Client::new();
+        let body = Some(json!({"tenantId": tenant, "title": "t"}));
+        let card = testkit::request(&http, &server.base, &token, "POST", "/api/cards", body).await;
+        let card = card.body["id"].as_str().unwrap();
+        let vanishing = [
+            "GET /healthz HTTP/1.1\r\nHost".to_string(),
+            format!(
+                "POST /api/cards HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n\
+                 Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{{\"tenantId\""
+            ),
+            format!(
+                "POST /api/cards/{card}/attachments HTTP/1.1\r\nHost: x\r\n\
+                 Authorization: Bearer {token}\r\nContent-Type: multipart/form-data; boundary=b\r\n\
+                 Content-Length: 100000\r\n\r\n--b\r\nContent-Disposition: form-data; name=\"files\"; \
+                 filename=\"a.txt\"\r\n\r\nsome text that never ends"
+            ),
+            "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".to_string(),
+        ];
+        for _ in 0..10 {
+            for request in &vanishing {
+                let mut s = TcpStream::connect(&addr).await.unwrap();
+                s.write_all(request.as_bytes()).await.unwrap();
+                tokio::time::sleep(Duration::from_millis(20)).await;
+                drop(s);
+            }
+        }
+        let mut buf = [0u8; 64];
+        let read = tokio::time::timeout(Duration::from_secs(15), silent.read(&mut buf)).await;
+        let took = opened.elapsed();
+        assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "closed, not {read:?}");
+        assert!(
+            took >= Duration::from_millis(9_500) && took < Duration::from_secs(13),
+            "closed after {took:?}, not about 10 s"
+        );
+        let res = reqwest::get(format!("{}/healthz", server.base)).await.unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+        let log = std::fs::read_to_string(testkit::process::log_path(&db)).unwrap();
+        let errors: Vec<&str> = log.lines().filter(|l| l.contains("ERROR")).collect();
+        assert!(errors.is_empty(), "no ERROR for a client that went away:\n{}", errors.join("\n"));
+        assert!(db.files_dir().read_dir().unwrap().next().is_none(), "no file left behind");
+    }
+}

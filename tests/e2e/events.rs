@@ -226,7 +226,8 @@ on_both_backends! {
         let token = app.account_in(&app.tenant, "leaver", "viewer").await;
         let mut events = stream(&app, &token, "", None).await;
         assert!(!events.ends_within(Duration::from_millis(1500)).await, "a valid stream stays open");
-        app.board().await.admin().revoke_token(&token).await.unwrap();
+        let id = board_core::TokenId::from_token_or_id(&token).unwrap();
+        app.board().await.admin().revoke_token(&id).await.unwrap();
         assert!(events.ends_within(Duration::from_secs(5)).await, "the stream ends after the revocation");
     }
 

@@ -100,8 +100,26 @@ async fn a_lost_database_is_503_with_retry_after_and_comes_back() {
             .json(&card)
             .send()
     };
-    assert_eq!(post().await.unwrap().status(), 201);
+    let created: serde_json::Value = post().await.unwrap().json().await.unwrap();
     assert_eq!(get("/healthz").await.unwrap().status(), 200);
+    // A stored file: while the database is away, its download is 503 too,
+    // not 404 (contract §21).
+    let part = reqwest::multipart::Part::bytes(b"plain notes\n".to_vec()).file_name("n.txt");
+    let uploaded: serde_json::Value = http
+        .post(format!(
+            "{base}/api/cards/{}/attachments",
+            created["id"].as_str().unwrap()
+        ))
+        .bearer_auth(&token)
+        .multipart(reqwest::multipart::Form::new().part("files", part))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let file = uploaded[0]["url"].as_str().expect("an upload").to_string();
+    assert_eq!(get(&file).await.unwrap().status(), 200);
 
     proxy.cut();
     let started = Instant::now();
@@ -109,6 +127,7 @@ async fn a_lost_database_is_503_with_retry_after_and_comes_back() {
         get("/healthz").await.unwrap(),
         get(&format!("/api/columns?tenant={tenant}")).await.unwrap(),
         post().await.unwrap(),
+        get(&file).await.unwrap(),
     ] {
         assert_eq!(res.status(), 503);
         let retry: u64 = res.headers()["retry-after"]

@@ -66,3 +66,14 @@ pub async fn pool(app: &App) -> sqlx::AnyPool {
 pub fn id(v: &Value) -> String {
     v["id"].as_str().expect("id").to_string()
 }
+
+/// Rows in `table` (a table name written in the test, never user input).
+pub async fn rows_in(app: &App, table: &str) -> i64 {
+    let pool = pool(app).await;
+    let n: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {table}")))
+        .fetch_one(&pool)
+        .await
+        .expect("count");
+    pool.close().await;
+    n
+}

@@ -15,7 +15,7 @@ use crate::access::{Actor, Role};
 use crate::error::{Error, Result};
 use crate::ids::{CardId, ColumnId, ColumnSetId};
 use crate::query::SetQuery;
-use crate::time::{format_millis, now_millis, Timestamp};
+use crate::time::{format_millis, tick, Timestamp};
 use crate::Board;
 
 pub use window::{DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS};
@@ -212,7 +212,9 @@ impl Board {
         let set = self
             .set_in_effect(&self.pool, ws, query.set.project_key(), "project")
             .await?;
-        let now_ms = now_millis();
+        // The clock writes take their times from: every change committed
+        // before this read has a time before this one.
+        let now_ms = tick();
         let now_text = format_millis(now_ms);
         let window = window::Window::parse(
             query.since.as_deref(),

@@ -183,16 +183,7 @@ impl Backend {
         let mut sql = String::new();
         if !rows.is_empty() {
             match self {
-                Backend::Sqlite => {
-                    sql.push_str("INSERT INTO events (workspace_id, type, at, data) VALUES ");
-                    let values: Vec<String> = (0..rows.len())
-                        .map(|i| {
-                            let n = 4 * i;
-                            format!("(${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4)
-                        })
-                        .collect();
-                    sql.push_str(&values.join(", "));
-                }
+                Backend::Sqlite => sql.push_str(&self.insert_statement(rows.len())),
                 Backend::Postgres => {
                     sql.push_str(
                         "SELECT pg_current_xact_id() IS NOT NULL; \
@@ -212,6 +203,21 @@ impl Backend {
         }
         sql.push_str("COMMIT");
         sql
+    }
+
+    /// The outbox `INSERT` of `n` rows with bound values (SQLite), four
+    /// values a row.
+    pub(crate) fn insert_statement(self, n: usize) -> String {
+        let values: Vec<String> = (0..n)
+            .map(|i| {
+                let n = 4 * i;
+                format!("(${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4)
+            })
+            .collect();
+        format!(
+            "INSERT INTO events (workspace_id, type, at, data) VALUES {}",
+            values.join(", ")
+        )
     }
 
     /// The last event seq taken: PostgreSQL, the sequence's last value

@@ -39,26 +39,55 @@ pub(crate) trait OnCommit: std::fmt::Debug + Send + Sync {
     fn committed(&self);
 }
 
+/// The most rows one outbox statement binds (four values each): far below
+/// SQLite's limit of 32,766 bound values, which an upload of 8,192 files
+/// reached in one statement (contract §21). A bigger change sends its rows
+/// in statements of this many, then the last ones with `COMMIT`, so a
+/// statement's text still depends only on its number of rows.
+pub(crate) const ROWS_PER_STATEMENT: usize = 1_000;
+
 /// Appends `rows` to the outbox and commits, in one round trip
-/// ([`Backend::commit_statement`]).
+/// ([`Backend::commit_statement`]), or one more per [`ROWS_PER_STATEMENT`]
+/// rows beyond the first where values are bound.
 pub(crate) async fn commit(
     backend: Backend,
     rows: &[OutboxRow],
     conn: &mut AnyConnection,
 ) -> std::result::Result<(), sqlx::Error> {
-    let sql = backend.commit_statement(rows);
     if backend.binds_outbox_values() {
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for row in rows {
-            for value in row.values() {
-                query = query.bind(value);
+        let mut chunks = rows.chunks(ROWS_PER_STATEMENT).peekable();
+        let mut last: &[OutboxRow] = &[];
+        while let Some(chunk) = chunks.next() {
+            if chunks.peek().is_none() {
+                last = chunk;
+                break;
             }
+            let sql = backend.insert_statement(chunk.len());
+            bind_rows(sqlx::query(sqlx::AssertSqlSafe(sql)), chunk)
+                .execute(&mut *conn)
+                .await?;
         }
-        query.execute(conn).await?;
+        let sql = backend.commit_statement(last);
+        bind_rows(sqlx::query(sqlx::AssertSqlSafe(sql)), last)
+            .execute(conn)
+            .await?;
     } else {
+        let sql = backend.commit_statement(rows);
         sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
             .execute(conn)
             .await?;
     }
     Ok(())
+}
+
+type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, <sqlx::Any as sqlx::Database>::Arguments>;
+
+/// Binds the values of `rows`, row by row, in column order.
+fn bind_rows<'q>(mut query: AnyQuery<'q>, rows: &'q [OutboxRow]) -> AnyQuery<'q> {
+    for row in rows {
+        for value in row.values() {
+            query = query.bind(value);
+        }
+    }
+    query
 }

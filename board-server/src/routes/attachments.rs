@@ -40,7 +40,7 @@ pub(super) async fn list(req: Request) -> Answer {
         (status = 201, description = "The stored files (all or none)", body = Vec<board_core::Attachment>),
         (status = 400, description = "No file in the form, an empty file, or an unreadable form (NO_FILE)", body = crate::error::ErrorBody),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or attachments are off (ATTACHMENTS_DISABLED)", body = crate::error::ErrorBody),
-        (status = 413, description = "A file is over the installation's maximum (FILE_TOO_LARGE); nothing is stored", body = crate::error::ErrorBody),
+        (status = 413, description = "A file is over the installation's maximum (FILE_TOO_LARGE), or the request holds more files than `--max-files-per-request` (default 100) allows (TOO_MANY_FILES); nothing is stored", body = crate::error::ErrorBody),
         (status = 415, description = "A file's content is not an accepted format (images, PDF, ZIP, Office Open XML, plain text) (UNSUPPORTED_FORMAT); nothing is stored", body = crate::error::ErrorBody),
     ),
 )]

@@ -7,6 +7,7 @@ use std::convert::Infallible;
 use board_core::{FeedItem, Subscription, ValidationErrors, WorkspaceId};
 use serde::Deserialize;
 use tokio::sync::OwnedSemaphorePermit;
+use warp::http::header::{HeaderValue, CACHE_CONTROL};
 use warp::http::StatusCode;
 use warp::sse::Event as Sse;
 use warp::Reply;
@@ -32,7 +33,11 @@ const KEEP_ALIVE: &str = " keep-alive";
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this seq: the retained events after it come first, then the live ones"),
     ),
     responses(
-        (status = 200, description = "Server-sent events, one per committed change of the workspace, in commit order: `id: <seq>`, `event: <type>`, `data: {seq, type, tenantId, at, actorId, subject, …}`; `event: reset` first when the resume point is older than what is retained; `: keep-alive` when quiet", content_type = "text/event-stream", body = String),
+        (status = 200, description = "Server-sent events, one per committed change of the workspace, in commit order: `id: <seq>`, `event: <type>`, `data: {seq, type, tenantId, at, actorId, subject, …}`; `event: reset` first when the resume point is older than what is retained; `: keep-alive` when quiet", content_type = "text/event-stream", body = String,
+            headers(
+                ("Cache-Control" = String, description = "no-cache"),
+                ("X-Accel-Buffering" = String, description = "no: a reverse proxy (nginx) passes each event on at once"),
+            )),
         (status = 422, description = "`tenant` is missing, or `after`/`Last-Event-ID` is not a seq", body = crate::error::ErrorBody),
         (status = 503, description = "UNAVAILABLE: the server has as many streams open as it allows (--max-event-streams), or the database cannot be reached; retry after Retry-After", body = crate::error::ErrorBody),
     ),
@@ -93,7 +98,13 @@ pub(super) async fn stream(req: Request) -> Answer {
         Some((Ok::<_, Infallible>(event), rx))
     });
     let keep_alive = warp::sse::keep_alive().text(KEEP_ALIVE).stream(events);
-    Ok(warp::sse::reply(keep_alive).into_response())
+    let mut res = warp::sse::reply(keep_alive).into_response();
+    // Contract §21: a reverse proxy passes events on at once (nginx buffers
+    // a response without this header), and nothing caches the stream.
+    let h = res.headers_mut();
+    h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(res)
 }
 
 /// An open stream: its subscription (which checks its actor's access again
