@@ -16,6 +16,7 @@ mod flow;
 mod history;
 mod objects;
 mod openapi;
+mod order;
 mod relations;
 mod schema;
 mod settings;
