@@ -312,7 +312,8 @@ impl Board {
             .bind(at)
             .bind(position)
             .fetch_one(&mut *tx)
-            .await?;
+            .await
+            .map_err(order::position_taken)?;
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, ws, &column, &spot);
         }
@@ -396,7 +397,8 @@ impl Board {
             .bind(position)
             .bind(i64::from(names.is_some()))
             .fetch_one(&mut *tx)
-            .await?;
+            .await
+            .map_err(order::position_taken)?;
         if let Some((to_name, from_name)) = names {
             history::record(&mut tx, id, Some(&from_name), &to_name).await?;
         }

@@ -216,7 +216,8 @@ async fn renumber(tx: &mut WriteTx, column: &ColumnId, card: &CardId, above: i64
     .bind(PARKED)
     .bind(card)
     .execute(&mut **tx)
-    .await?;
+    .await
+    .map_err(position_taken)?;
     let mut renumbered: Vec<Moved> = sqlx::query_as(
         "UPDATE cards SET position = $2 + (r.n + 1) * $3 \
          FROM (SELECT id, ROW_NUMBER() OVER (ORDER BY position) AS n FROM cards \
@@ -229,7 +230,8 @@ async fn renumber(tx: &mut WriteTx, column: &ColumnId, card: &CardId, above: i64
     .bind(PARKED / 2)
     .bind(card)
     .fetch_all(&mut **tx)
-    .await?;
+    .await
+    .map_err(position_taken)?;
     renumbered.sort_by_key(|m| m.position);
     // Only the cards whose position changed (the window's i-th card was at olds[i]).
     let mut i = 0;
@@ -242,6 +244,28 @@ async fn renumber(tx: &mut WriteTx, column: &ColumnId, card: &CardId, above: i64
         position: Some(above + gap),
         renumbered,
     })
+}
+
+/// A write that hit `cards_position`, the unique index behind the set's lock
+/// (two cards on one position of a column), as a 409 to retry; any other
+/// error as it is.
+pub(crate) fn position_taken(e: sqlx::Error) -> Error {
+    let hit = match &e {
+        sqlx::Error::Database(db) => {
+            db.constraint() == Some("cards_position")
+                || db.message().contains("cards.column_id, cards.position")
+        }
+        _ => false,
+    };
+    if hit {
+        Error::Conflict(
+            "another change took this place in the column at the same moment: \
+             read the board again and retry"
+                .into(),
+        )
+    } else {
+        e.into()
+    }
 }
 
 /// The window to renumber below `above`, given the positions below it in
