@@ -48,16 +48,10 @@ pub struct Card {
     pub updated_at: Timestamp,
 }
 
-/// The body of `POST /api/cards`.
+/// The body of `POST /api/cards` (its wire schema: `openapi.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "openapi",
-    derive(utoipa::ToSchema),
-    schema(rename_all = "camelCase")
-)]
 pub struct NewCard {
     /// The workspace (`tenantId`).
-    #[cfg_attr(feature = "openapi", schema(rename = "tenantId"))]
     pub workspace_id: WorkspaceId,
     /// The project, if any.
     pub project_id: Option<ProjectId>,
@@ -66,7 +60,6 @@ pub struct NewCard {
     /// The title (trimmed, 1..=100 characters).
     pub title: Name,
     /// Where in the column (`beforeId` / `afterId` on the wire); default: its end.
-    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub placement: Option<Placement>,
 }
 
@@ -129,23 +122,15 @@ impl FromJson for NewCard {
 }
 
 /// The body of `PATCH /api/cards/[id]`: a new title, a new column, a new place
-/// in the column, or several of them.
+/// in the column, or several of them (its wire schema: `openapi.rs`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "openapi",
-    derive(utoipa::ToSchema),
-    schema(rename_all = "camelCase")
-)]
 pub struct CardPatch {
     /// New title.
-    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub title: Option<Name>,
     /// Column to move to (another column of the set in effect).
-    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub column_id: Option<ColumnId>,
     /// Where in the target column (`beforeId` / `afterId` on the wire);
     /// default: the end of another column, or the card's place in its own.
-    #[cfg_attr(feature = "openapi", schema(ignore))]
     pub placement: Option<Placement>,
 }
 

@@ -162,7 +162,9 @@ async fn neighbours(
         .ok_or_else(|| {
             Error::rule(
                 Rule::InvalidAnchor,
-                "the anchor (beforeId or afterId) must be another card of the target column",
+                "the anchor (beforeId / afterId) must be another card of the target column \
+                 (the column given, else the card's own): not the card itself, nor a card \
+                 that is deleted or in another column",
             )
         })?;
     Ok(match placement {
@@ -291,7 +293,7 @@ mod tests {
         assert!(gap >= MIN_GAP);
         let k = below.iter().position(|p| *p == end).unwrap();
         assert!(
-            (below[k - 1] - 0) / (k as i64 + 1) < MIN_GAP,
+            below[k - 1] / (k as i64 + 1) < MIN_GAP,
             "a smaller window had room"
         );
         assert_eq!(spread(0, &[1, 2, 3]), None);

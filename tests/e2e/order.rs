@@ -236,3 +236,20 @@ on_both_backends! {
         testkit::order::race_placements(app.clone(), &bases, &todo, 24).await;
     }
 }
+
+on_both_backends! {
+    async fn the_openapi_document_describes_placements(backend) {
+        let app = common::spawn_app(backend).await;
+        let doc = app.call("GET", "/api/openapi.json", None).await.body;
+        for schema in ["NewCard", "CardPatch"] {
+            let props = &doc["components"]["schemas"][schema]["properties"];
+            for key in ["beforeId", "afterId"] {
+                assert!(props[key].is_object(), "{schema}.{key}: {props}");
+            }
+        }
+        for (path, method) in [("/api/cards", "post"), ("/api/cards/{id}", "patch")] {
+            let refused = &doc["paths"][path][method]["responses"]["422"]["description"];
+            assert!(refused.as_str().unwrap().contains("INVALID_ANCHOR"), "{path}: {refused}");
+        }
+    }
+}
