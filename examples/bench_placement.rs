@@ -6,7 +6,9 @@
 //! on that (empty) PostgreSQL database. The four kinds alternate in rounds of
 //! 100, so drift of the machine falls on each alike; each kind is 1,000
 //! creations: appended without a placement (the reference), at the top, at
-//! the end (`Placement::Bottom`), and after a card spread over the column.
+//! the end (`Placement::Bottom`), after a card spread over the column, and
+//! always after the same card (the worst case: its gap is used up every few
+//! placements, and a window below it is renumbered).
 
 use std::time::{Duration, Instant};
 
@@ -59,8 +61,8 @@ async fn fixture(url: &str) -> (Board, WorkspaceId, ColumnId) {
 async fn run(url: &str) {
     let (board, ws, column) = fixture(url).await;
     let title = Name::parse("placed").expect("a title");
-    let kinds = ["append (reference)", "top", "end", "between"];
-    let mut spent = [Duration::ZERO; 4];
+    let kinds = ["append (reference)", "top", "end", "between", "same place"];
+    let mut spent = [Duration::ZERO; 5];
     let mut n = 0;
     for _ in 0..ROUNDS {
         for (k, total) in spent.iter_mut().enumerate() {
@@ -71,11 +73,14 @@ async fn run(url: &str) {
                     1 => Some(Placement::Top),
                     2 => Some(Placement::Bottom),
                     // A different anchor each time, spread over the column.
-                    _ => {
+                    3 => {
                         let i = (n * 7_919) % CARDS as usize + 1;
                         let anchor = CardId::parse(&format!("b{i:023}")).expect("an id");
                         Some(Placement::After(anchor))
                     }
+                    _ => Some(Placement::After(
+                        CardId::parse(&format!("b{:023}", CARDS / 2)).expect("an id"),
+                    )),
                 };
                 let new = NewCard::new(ws.clone(), title.clone())
                     .in_column(Some(column.clone()))

@@ -33,6 +33,29 @@ const PARKED: i64 = 1 << 62;
 
 /// Where a card goes in its column (contract §16). The HTTP API takes
 /// `beforeId` / `afterId`; the CLI also `--top` / `--bottom`.
+///
+/// ```
+/// # let dir = std::env::temp_dir().join(format!("board-doc-place-{}", std::process::id()));
+/// # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+/// use board_core::{Actor, Board, CardPatch, Name, NewCard, Options, Placement, SetQuery};
+/// let mut options = Options::new(format!("sqlite://{}/p.db", dir.display()));
+/// options.files_dir = dir.join("files");
+/// let board = Board::open_with(options).await?;
+/// let ws = board.admin().bootstrap().await?.expect("an empty database bootstraps").workspace.id;
+/// let me = &Actor::Operator;
+/// let a = board.create_card(me, NewCard::new(ws.clone(), Name::parse("A")?)).await?;
+/// let top = NewCard::new(ws.clone(), Name::parse("B")?).placed(Some(Placement::Top));
+/// let b = board.create_card(me, top).await?;
+/// assert!(b.position < a.position);
+/// let a = board.update_card(me, &a.id, CardPatch::default().placed(Placement::Before(b.id))).await?;
+/// let cards = board.board(me, &SetQuery::workspace(ws)).await?.columns.remove(0).cards;
+/// assert_eq!(cards[0].id, a.id);
+/// # board.close().await;
+/// # Ok::<(), board_core::Error>(())
+/// # });
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # result.unwrap();
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Placement {
     /// Above every other card of the column.
