@@ -129,12 +129,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 async fn new_card(board: &Board, ws: &WorkspaceId, title: &str) -> board_core::Result<CardId> {
-    let new = NewCard {
-        workspace_id: ws.clone(),
-        project_id: None,
-        column_id: None,
-        title: title.parse()?,
-    };
+    let new = NewCard::new(ws.clone(), title.parse()?);
     let card = board.create_card(&Actor::Operator, new).await?;
     Ok(card.id)
 }

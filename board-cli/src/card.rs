@@ -1,7 +1,8 @@
 //! `board card create|move|list|show|rename|delete`.
 
 use board_core::{
-    Actor, Board, Card, CardPatch, ColumnId, Input, Name, NewCard, ProjectId, SetQuery, WorkspaceId,
+    Actor, Board, Card, CardId, CardPatch, ColumnId, Input, Name, NewCard, Placement, ProjectId,
+    Rule, SetQuery, WorkspaceId,
 };
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -12,22 +13,34 @@ use crate::output::Out;
 
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
-    /// Create a card at the end of a column (default: the first column of the set in effect).
+    /// Create a card at the end of a column (default: the first column of the set in effect),
+    /// or at a place in it.
     Create {
         #[command(flatten)]
         at: Place,
+        #[command(flatten)]
+        placing: Placing,
         /// The title.
         title: String,
     },
-    /// Move a card to the end of another column of its set (writes history).
+    /// Move a card to another column of its set (its end; writes history), to a place in a
+    /// column, or both.
+    #[command(group(clap::ArgGroup::new("target").required(true).multiple(true)
+        .args(["to", "before", "after", "top", "bottom"])))]
     Move {
         /// The card (id).
         card: String,
         /// The target column, by id or by name in the card's set in effect (e.g. Done).
         #[arg(long)]
-        to: String,
+        to: Option<String>,
+        #[command(flatten)]
+        placing: Placing,
+        /// At the bottom of the column.
+        #[arg(long, conflicts_with_all = ["before", "after", "top"])]
+        bottom: bool,
     },
-    /// List the cards of the set in effect, column by column, or of one column.
+    /// List the cards of the set in effect, column by column, each column top to bottom, or of
+    /// one column.
     List {
         #[command(flatten)]
         at: Place,
@@ -65,6 +78,45 @@ pub struct Place {
     column: Option<String>,
 }
 
+/// Where in the column a card goes (at most one).
+#[derive(Debug, Args)]
+#[group(multiple = false)]
+pub struct Placing {
+    /// Directly above this card (id) of the column.
+    #[arg(long, value_name = "CARD")]
+    before: Option<String>,
+    /// Directly below this card (id) of the column.
+    #[arg(long, value_name = "CARD")]
+    after: Option<String>,
+    /// At the top of the column.
+    #[arg(long)]
+    top: bool,
+}
+
+impl Placing {
+    /// The placement given, if any (`bottom`: `--bottom`, of `card move`).
+    fn placement(&self, bottom: bool) -> anyhow::Result<Option<Placement>> {
+        let anchor = |s: &str| {
+            CardId::parse(s).ok_or_else(|| {
+                board_core::Error::rule(
+                    Rule::InvalidAnchor,
+                    format!(
+                        "{s:?} is not a card id: --before and --after take the id of another \
+                         card of the column (`board card list` shows them)"
+                    ),
+                )
+            })
+        };
+        Ok(match (&self.before, &self.after) {
+            (Some(b), _) => Some(Placement::Before(anchor(b)?)),
+            (_, Some(a)) => Some(Placement::After(anchor(a)?)),
+            _ if self.top => Some(Placement::Top),
+            _ if bottom => Some(Placement::Bottom),
+            _ => None,
+        })
+    }
+}
+
 impl Place {
     /// The workspace, project and column ids.
     async fn find(
@@ -98,18 +150,30 @@ const ME: &Actor = &Actor::Operator;
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     let card = match cmd {
-        Cmd::Create { at, title } => {
+        Cmd::Create { at, placing, title } => {
             let (ws, project, column) = at.find(board).await?;
             let title = Name::parse(&title).map_err(|e| e.on("title"))?;
             let new = NewCard::new(ws, title)
                 .in_project(project)
-                .in_column(column);
+                .in_column(column)
+                .placed(placing.placement(false)?);
             board.create_card(ME, new).await?
         }
-        Cmd::Move { card, to } => {
+        Cmd::Move {
+            card,
+            to,
+            placing,
+            bottom,
+        } => {
             let id = crate::lookup::card_id(&card)?;
-            let column = board.find_column_for(ME, &id, &to).await?;
-            board.move_card(ME, &id, &column.id).await?
+            let mut patch = CardPatch::default();
+            if let Some(to) = to {
+                patch = patch.column(board.find_column_for(ME, &id, &to).await?.id);
+            }
+            if let Some(placement) = placing.placement(bottom)? {
+                patch = patch.placed(placement);
+            }
+            board.update_card(ME, &id, patch).await?
         }
         Cmd::List { at } => {
             let (ws, project, only) = at.find(board).await?;

@@ -566,3 +566,54 @@ on_both_backends! {
         assert_eq!(frame.data["actorId"], Value::Null, "the CLI acts as the operator");
     }
 }
+
+on_both_backends! {
+    async fn cards_are_placed_and_listed_in_order(backend) {
+        let app = common::spawn_app(backend).await;
+        let cols = app.columns().await;
+        let (todo, doing) = (id(&cols[0]), id(&cols[1]));
+        let c = app.cards_at_end(&todo, &["a", "b", "c"]).await;
+        let create = |title: &'static str, placing: Vec<&'static str>| {
+            let mut args = vec!["--json", "card", "create", "--workspace", "Default"];
+            args.extend(placing);
+            args.push(title);
+            args
+        };
+        let top = id(&app.cli(&create("top", vec!["--top"])).await.ok());
+        let args: Vec<&str> = ["--json", "card", "create", "--workspace", "Default", "--after", &c[0], "after a"].into();
+        let after = id(&app.cli(&args).await.ok());
+        app.cli(&["--json", "card", "move", &c[2], "--before", &c[0]]).await.ok();
+        let moved = app.cli(&["--json", "card", "move", &top, "--bottom"]).await.ok();
+        assert_eq!(moved["columnName"], "To do");
+        let expected = vec![c[2].clone(), c[0].clone(), after.clone(), c[1].clone(), top.clone()];
+        assert_eq!(app.column_ids(&todo).await, expected);
+        let listed = app.cli(&["--json", "card", "list", "--workspace", "Default", "--column", "To do"]).await.ok();
+        let listed: Vec<String> = listed.as_array().unwrap().iter().map(id).collect();
+        assert_eq!(listed, expected, "card list prints the column top to bottom");
+        let table = app.cli(&["card", "list", "--workspace", "Default"]).await.stdout;
+        let at = |t: &str| table.find(&format!(" {t} ")).unwrap_or_else(|| panic!("{t} in {table}"));
+        assert!(at("c") < at("a") && at("a") < at("after a") && at("after a") < at("b") && at("b") < at("top"), "{table}");
+
+        // To another column, at its top.
+        let d = app.cards_at_end(&doing, &["x"]).await;
+        app.cli(&["--json", "card", "move", &c[1], "--to", "Doing", "--top"]).await.ok();
+        assert_eq!(app.column_ids(&doing).await, vec![c[1].clone(), d[0].clone()]);
+
+        // Refusals change nothing.
+        let refused = [
+            (vec!["card", "move", c[0].as_str(), "--after", c[0].as_str()], "INVALID_ANCHOR"),
+            (vec!["card", "move", c[0].as_str(), "--after", d[0].as_str()], "another card of the target column"),
+            (vec!["card", "move", c[0].as_str(), "--before", "nope"], "not a card id"),
+            (vec!["card", "move", c[0].as_str()], "--to"),
+            (vec!["card", "move", c[0].as_str(), "--top", "--bottom"], "cannot be used with"),
+            (vec!["card", "create", "--workspace", "Default", "--top", "--after", c[0].as_str(), "t"], "cannot be used with"),
+        ];
+        for (args, says) in refused {
+            let out = app.cli(&args).await;
+            assert!(!out.success, "{args:?} succeeded");
+            assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+        }
+        let expected = vec![c[2].clone(), c[0].clone(), after, top];
+        assert_eq!(app.column_ids(&todo).await, expected);
+    }
+}

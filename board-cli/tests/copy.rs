@@ -102,6 +102,16 @@ async fn fill(app: &App) -> Story {
         json!({"cards": "MOVE", "targetColumnId": todo}),
     )
     .await;
+    // Order within a column (contract §16): To do is Gamma, Beta; Gamma goes
+    // below Beta. The copy keeps every position: the boards read before and
+    // after are compared, positions included.
+    ok(
+        app,
+        "PATCH",
+        &format!("/api/cards/{c}"),
+        json!({"afterId": b}),
+    )
+    .await;
     let image = upload(
         app,
         &format!("/api/cards/{a}/comments/uploads"),

@@ -14,6 +14,7 @@ use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::history;
 use crate::ids::{CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
+use crate::order::{self, Placement, Repositioned, Spot, SPACING};
 use crate::query::SetQuery;
 use crate::store::{Lock, WriteTx};
 use crate::text::Name;
@@ -47,16 +48,10 @@ pub struct Card {
     pub updated_at: Timestamp,
 }
 
-/// The body of `POST /api/cards`.
+/// The body of `POST /api/cards` (its wire schema: `openapi.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "openapi",
-    derive(utoipa::ToSchema),
-    schema(rename_all = "camelCase")
-)]
 pub struct NewCard {
     /// The workspace (`tenantId`).
-    #[cfg_attr(feature = "openapi", schema(rename = "tenantId"))]
     pub workspace_id: WorkspaceId,
     /// The project, if any.
     pub project_id: Option<ProjectId>,
@@ -64,6 +59,8 @@ pub struct NewCard {
     pub column_id: Option<ColumnId>,
     /// The title (trimmed, 1..=100 characters).
     pub title: Name,
+    /// Where in the column (`beforeId` / `afterId` on the wire); default: its end.
+    pub placement: Option<Placement>,
 }
 
 impl NewCard {
@@ -82,6 +79,7 @@ impl NewCard {
             project_id: None,
             column_id: None,
             title,
+            placement: None,
         }
     }
 
@@ -96,6 +94,12 @@ impl NewCard {
         self.column_id = column;
         self
     }
+
+    /// At `placement` in its column (`None`: at the end).
+    pub fn placed(mut self, placement: Option<Placement>) -> NewCard {
+        self.placement = placement;
+        self
+    }
 }
 
 impl FromJson for NewCard {
@@ -105,30 +109,29 @@ impl FromJson for NewCard {
         let project = f.nullable("projectId", validate::id(ProjectId::parse));
         let column = f.nullable("columnId", validate::id(ColumnId::parse));
         let title = f.required("title", validate::name);
+        let placement = Placement::read(&mut f);
         f.finish()?;
         Ok(NewCard {
             workspace_id: tenant.expect("checked"),
             project_id: project,
             column_id: column,
             title: title.expect("checked"),
+            placement,
         })
     }
 }
 
-/// The body of `PATCH /api/cards/[id]`: a new title, a new column, or both.
+/// The body of `PATCH /api/cards/[id]`: a new title, a new column, a new place
+/// in the column, or several of them (its wire schema: `openapi.rs`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "openapi",
-    derive(utoipa::ToSchema),
-    schema(rename_all = "camelCase")
-)]
 pub struct CardPatch {
     /// New title.
-    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub title: Option<Name>,
     /// Column to move to (another column of the set in effect).
-    #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub column_id: Option<ColumnId>,
+    /// Where in the target column (`beforeId` / `afterId` on the wire);
+    /// default: the end of another column, or the card's place in its own.
+    pub placement: Option<Placement>,
 }
 
 impl CardPatch {
@@ -143,6 +146,12 @@ impl CardPatch {
         self.column_id = Some(column);
         self
     }
+
+    /// Puts the card at `placement` in its target column.
+    pub fn placed(mut self, placement: Placement) -> CardPatch {
+        self.placement = Some(placement);
+        self
+    }
 }
 
 impl FromJson for CardPatch {
@@ -150,10 +159,12 @@ impl FromJson for CardPatch {
         let mut f = Fields::new(body);
         let title = f.optional("title", validate::name);
         let column = f.optional("columnId", validate::id(ColumnId::parse));
+        let placement = Placement::read(&mut f);
         f.finish()?;
         Ok(CardPatch {
             title,
             column_id: column,
+            placement,
         })
     }
 }
@@ -240,7 +251,7 @@ impl Board {
         Ok(Card::from_row(&row)?)
     }
 
-    /// Creates a card at the end of its column (Member) and writes its first
+    /// Creates a card at the end of its column, or at its placement (Member), and writes its first
     /// history entry (`fromName` null) in the same transaction. The body is
     /// checked before access, as its workspace comes from the body.
     pub async fn create_card(
@@ -264,11 +275,17 @@ impl Board {
         };
         let at = now();
         let id = CardId::new();
+        let spot = match &new.placement {
+            Some(p) => Some(order::place(&mut tx, &column, &id, None, p).await?),
+            None => None,
+        };
+        let position = spot.as_ref().and_then(|s| s.position);
         // The card and its history counter at 1, then entry 1 (one statement each).
         let sql = format!(
             "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, \
                                 created_at, updated_at, history_seq) \
-             SELECT $1, $2, $3, $4, $5, COALESCE(MAX(position) + 1, 0), $6, $6, 1 \
+             SELECT $1, $2, $3, $4, $5, COALESCE($7, COALESCE(MAX(position), 0) + {SPACING}), \
+                    $6, $6, 1 \
              FROM cards WHERE column_id = $4 RETURNING {RETURNED}"
         );
         let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
@@ -278,17 +295,25 @@ impl Board {
             .bind(&column)
             .bind(&new.title)
             .bind(at)
+            .bind(position)
             .fetch_one(&mut *tx)
-            .await?;
+            .await
+            .map_err(order::position_taken)?;
+        if let Some(spot) = spot {
+            repositioned(&mut tx, actor, ws, &column, &spot);
+        }
         history::record(&mut tx, &id, None, &column_name).await?;
         tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
     }
 
-    /// Renames and/or moves a card (Member). A move goes to the end of another
-    /// column of the set in effect and appends one history entry in the same
-    /// transaction; a "move" to the card's own column writes nothing.
+    /// Renames, moves and/or places a card (Member). A move to another column
+    /// of the set in effect goes to its end, or to the placement, and appends
+    /// one history entry in the same transaction; a placement within the
+    /// card's own column writes no history (`card.moved`, from and to the
+    /// same column); a "move" to the card's own column without a placement
+    /// keeps its place and writes nothing.
     pub async fn update_card(
         &self,
         actor: &Actor,
@@ -304,7 +329,21 @@ impl Board {
             .map(Name::into_string)
             .filter(|t| *t != card.title);
         let target = patch.column_id.filter(|c| *c != card.column_id);
-        let Some(target) = target else {
+        // Both names in one statement: the target's, when it is in the set in effect.
+        let names = match &target {
+            Some(target) => Some(move_names(&mut tx, target, &effect, &card.column_id).await?),
+            None => None,
+        };
+        let column = target.as_ref().unwrap_or(&card.column_id);
+        let spot = match &patch.placement {
+            Some(p) => {
+                let current = target.is_none().then_some(card.position);
+                Some(order::place(&mut tx, column, id, current, p).await?)
+            }
+            None => None,
+        };
+        let position = spot.as_ref().and_then(|s| s.position);
+        if target.is_none() && position.is_none() {
             let Some(title) = title else {
                 return Ok(card); // nothing changes
             };
@@ -326,38 +365,31 @@ impl Board {
             ));
             tx.commit().await?;
             return Ok(card);
-        };
-        // Both names in one statement: the target's, when it is in the set in effect.
-        let (to_name, from_name): (Option<String>, String) = sqlx::query_as(
-            "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2), \
-                    (SELECT name FROM columns WHERE id = $3)",
-        )
-        .bind(&target)
-        .bind(&effect)
-        .bind(&card.column_id)
-        .fetch_one(&mut *tx)
-        .await?;
-        let to_name = to_name.ok_or_else(|| {
-            Error::rule(
-                Rule::InvalidTargetColumn,
-                "the column is not a column of the card's set in effect",
-            )
-        })?;
+        }
         // The move, the rename and the history counter in one statement.
         let sql = format!(
             "UPDATE cards SET column_id = $2, updated_at = $3, title = COALESCE($4, title), \
-             history_seq = history_seq + 1, \
-             position = (SELECT COALESCE(MAX(position) + 1, 0) FROM cards WHERE column_id = $2) \
+             history_seq = history_seq + $6, \
+             position = COALESCE($5, \
+                 (SELECT COALESCE(MAX(position), 0) + {SPACING} FROM cards WHERE column_id = $2)) \
              WHERE id = $1 RETURNING {RETURNED}"
         );
         let moved: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
-            .bind(&target)
+            .bind(column)
             .bind(at)
             .bind(title)
+            .bind(position)
+            .bind(i64::from(names.is_some()))
             .fetch_one(&mut *tx)
-            .await?;
-        history::record(&mut tx, id, Some(&from_name), &to_name).await?;
+            .await
+            .map_err(order::position_taken)?;
+        if let Some((to_name, from_name)) = names {
+            history::record(&mut tx, id, Some(&from_name), &to_name).await?;
+        }
+        if let Some(spot) = spot {
+            repositioned(&mut tx, actor, &moved.workspace_id, column, &spot);
+        }
         let from = [("fromColumnId", serde_json::json!(card.column_id))];
         tx.emit(Change::new(
             "card.moved",
@@ -456,7 +488,7 @@ impl Board {
     /// Where a card is, for a write to it (one statement): the card, the
     /// actor's reach (404, then 403 below `min`), the set of its column and the
     /// set in effect for it.
-    async fn place_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Placement> {
+    async fn place_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Place> {
         let account = match actor {
             Actor::Account(a) => Some(a),
             Actor::Operator | Actor::Session(_) => None,
@@ -483,7 +515,7 @@ impl Board {
                 check_role(role.as_deref(), min)?;
             }
         }
-        Ok(Placement {
+        Ok(Place {
             card,
             sets: [row.try_get("current_set")?, row.try_get("effect_set")?],
         })
@@ -493,7 +525,7 @@ impl Board {
     /// in and the set in effect for it (in id order, so two writers never wait
     /// on each other crosswise), then re-reads the card under the lock. Returns
     /// the transaction, the card as of the lock and its set in effect.
-    async fn write_card(&self, mut place: Placement) -> Result<(WriteTx, Card, ColumnSetId)> {
+    async fn write_card(&self, mut place: Place) -> Result<(WriteTx, Card, ColumnSetId)> {
         loop {
             let mut tx = self.write(Lock::ColumnSets(&place.sets)).await?;
             // Under the lock: a concurrent move or delete may have committed.
@@ -522,9 +554,48 @@ impl Board {
 }
 
 /// A card and the two sets a write to it locks: [its column's, its set in effect].
-struct Placement {
+struct Place {
     card: Card,
     sets: [ColumnSetId; 2],
+}
+
+/// The names of a move's target column (when it is in the set in effect
+/// `effect`; else `INVALID_TARGET_COLUMN`) and of the column it leaves, in one
+/// statement.
+async fn move_names(
+    tx: &mut WriteTx,
+    target: &ColumnId,
+    effect: &ColumnSetId,
+    from: &ColumnId,
+) -> Result<(String, String)> {
+    let (to_name, from_name): (Option<String>, String) = sqlx::query_as(
+        "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2), \
+                (SELECT name FROM columns WHERE id = $3)",
+    )
+    .bind(target)
+    .bind(effect)
+    .bind(from)
+    .fetch_one(&mut **tx)
+    .await?;
+    let to_name = to_name.ok_or_else(|| {
+        Error::rule(
+            Rule::InvalidTargetColumn,
+            "the column is not a column of the card's set in effect",
+        )
+    })?;
+    Ok((to_name, from_name))
+}
+
+/// Emits `cards.repositioned` for the cards a placement renumbered, if any.
+fn repositioned(tx: &mut WriteTx, actor: &Actor, ws: &WorkspaceId, column: &ColumnId, spot: &Spot) {
+    if spot.renumbered.is_empty() {
+        return;
+    }
+    let subject = Repositioned {
+        column_id: column,
+        cards: &spot.renumbered,
+    };
+    tx.emit(Change::new("cards.repositioned", ws, actor, &subject, &[]));
 }
 
 /// The name of `column` if it belongs to `set`; else `INVALID_TARGET_COLUMN`.

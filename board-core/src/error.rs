@@ -76,6 +76,9 @@ pub enum Rule {
     LinkCycle,
     /// An attachment id that is not a loose comment upload of the card.
     InvalidAttachment,
+    /// A placement's anchor (`beforeId` / `afterId`) that is not another card
+    /// of the target column.
+    InvalidAnchor,
 }
 
 impl Rule {
@@ -92,6 +95,7 @@ impl Rule {
             Rule::CrossProjectLink => "CROSS_PROJECT_LINK",
             Rule::LinkCycle => "LINK_CYCLE",
             Rule::InvalidAttachment => "INVALID_ATTACHMENT",
+            Rule::InvalidAnchor => "INVALID_ANCHOR",
         }
     }
 }

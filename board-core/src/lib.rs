@@ -297,6 +297,7 @@ mod history;
 mod ids;
 #[cfg(feature = "openapi")]
 mod openapi;
+mod order;
 mod query;
 mod relations;
 #[cfg(feature = "s3")]
@@ -341,6 +342,7 @@ pub use ids::{
     AccountId, AttachmentId, CardId, ColumnId, CommentId, HistoryId, ProjectId, RelationId,
     TokenId, WorkspaceId, CUID_PATTERN,
 };
+pub use order::Placement;
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 #[cfg(feature = "s3")]

@@ -11,8 +11,10 @@ use utoipa::openapi::schema::{
 use utoipa::openapi::RefOr;
 use utoipa::PartialSchema;
 
+use crate::cards::{CardPatch, NewCard};
 use crate::columns::{ColumnOrder, DeleteColumn, CONFIRM_DELETE_CARDS, MAX_REORDER};
-use crate::ids::ColumnId;
+use crate::ids::{CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::text::Name;
 
 fn string_const(value: &str) -> ObjectBuilder {
     ObjectBuilder::new()
@@ -79,6 +81,81 @@ impl PartialSchema for ColumnOrder {
 
 impl utoipa::ToSchema for ColumnOrder {}
 
+/// The wire shape of [`NewCard`], whose `placement` is two fields.
+#[derive(utoipa::ToSchema)]
+#[schema(
+    rename_all = "camelCase",
+    description = "The body of `POST /api/cards`. At most one of `beforeId` and `afterId` \
+                   (both: 422 `formErrors`)."
+)]
+#[allow(dead_code)] // a schema only
+struct NewCardBody {
+    /// The workspace.
+    #[schema(rename = "tenantId")]
+    workspace_id: WorkspaceId,
+    /// The project, if any.
+    project_id: Option<ProjectId>,
+    /// The column; default: the first column of the set in effect.
+    column_id: Option<ColumnId>,
+    /// The title.
+    title: Name,
+    /// Place the card directly above this card of its column (422
+    /// `INVALID_ANCHOR` when it is not another card of that column).
+    before_id: Option<CardId>,
+    /// Place the card directly below this card of its column (422
+    /// `INVALID_ANCHOR` when it is not another card of that column).
+    /// Without either, the card goes to the end of its column.
+    after_id: Option<CardId>,
+}
+
+/// The wire shape of [`CardPatch`], whose `placement` is two fields.
+#[derive(utoipa::ToSchema)]
+#[schema(
+    rename_all = "camelCase",
+    description = "The body of `PATCH /api/cards/{id}`. At most one of `beforeId` and \
+                   `afterId` (both: 422 `formErrors`)."
+)]
+#[allow(dead_code)] // a schema only
+struct CardPatchBody {
+    /// New title.
+    #[schema(nullable = false)]
+    title: Option<Name>,
+    /// Column to move to (another column of the set in effect).
+    #[schema(nullable = false)]
+    column_id: Option<ColumnId>,
+    /// Place the card directly above this card of the target column (`columnId`,
+    /// else the card's own); 422 `INVALID_ANCHOR` when it is not another card of it.
+    before_id: Option<CardId>,
+    /// Place the card directly below this card of the target column; 422
+    /// `INVALID_ANCHOR` when it is not another card of it. Without either, a move
+    /// to another column goes to its end, and the card otherwise keeps its place.
+    after_id: Option<CardId>,
+}
+
+/// A core input whose schema is the derived schema of its wire shape.
+macro_rules! schema_of {
+    ($input:ty, $wire:ty, $name:literal) => {
+        impl PartialSchema for $input {
+            fn schema() -> RefOr<Schema> {
+                <$wire as PartialSchema>::schema()
+            }
+        }
+
+        impl utoipa::ToSchema for $input {
+            fn name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+
+            fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+                <$wire as utoipa::ToSchema>::schemas(schemas)
+            }
+        }
+    };
+}
+
+schema_of!(NewCard, NewCardBody, "NewCard");
+schema_of!(CardPatch, CardPatchBody, "CardPatch");
+
 #[cfg(test)]
 mod tests {
     use serde_json::Value;
@@ -91,6 +168,37 @@ mod tests {
 
     fn json<T: PartialSchema>() -> Value {
         serde_json::to_value(T::schema()).unwrap()
+    }
+
+    /// The card bodies' schemas (written beside the inputs, as their wire
+    /// shapes) name exactly the keys the validator reads: a body with every
+    /// property parses, and a placement is a pair of card ids.
+    #[test]
+    fn card_bodies_name_the_keys_the_validator_reads() {
+        use crate::validate::FromJson;
+        let every_key = |schema: Value| {
+            let props = schema["properties"].as_object().unwrap().clone();
+            for key in ["beforeId", "afterId"] {
+                // Nullable, as the validator reads them: `oneOf` the id and null.
+                let id = &props[key]["oneOf"][0]["$ref"];
+                assert_eq!(id, "#/components/schemas/Cuid", "{key}");
+            }
+            let body: serde_json::Map<String, Value> = props
+                .keys()
+                .filter(|k| *k != "afterId") // one of the two
+                .map(|k| {
+                    let v = if k == "title" {
+                        "t"
+                    } else {
+                        "ckv7q2x0a0000abcdefghijk"
+                    };
+                    (k.clone(), Value::from(v))
+                })
+                .collect();
+            Value::Object(body)
+        };
+        NewCard::from_json(&every_key(json::<NewCard>())).unwrap();
+        CardPatch::from_json(&every_key(json::<CardPatch>())).unwrap();
     }
 
     /// The limits in the schemas are the validator's: each is written once,

@@ -186,6 +186,11 @@ impl<'a> Fields<'a> {
         self.errors.field(key, message);
     }
 
+    /// Records a rule about the body as a whole (`formErrors`).
+    pub(crate) fn form_error(&mut self, message: impl Into<String>) {
+        self.errors.form(message);
+    }
+
     fn check<T>(&mut self, key: &'static str, r: Result<T, String>) -> Option<T> {
         match r {
             Ok(v) => Some(v),

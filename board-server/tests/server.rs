@@ -200,6 +200,25 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
     assert_eq!(cards, 20, "no card lost");
 }
 
+/// Contract §16 across processes: 48 placements in one column, sent
+/// alternately to two `board-server` processes on one PostgreSQL database, at
+/// once (see `testkit::order::race_placements` for what is checked). Without
+/// the column set's row lock the placements read stale neighbours: duplicate
+/// positions (500 on `cards_position`) or cards not beside their anchors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn racing_placements_on_two_server_processes_stay_beside_their_anchors() {
+    let app = std::sync::Arc::new(common::spawn_app(Backend::Postgres).await);
+    let one = start_server(SERVER, &app.db, &[]).await;
+    let two = start_server(SERVER, &app.db, &[]).await;
+    let todo = app.columns().await[0]["id"].as_str().unwrap().to_string();
+    let bases = [one.base.clone(), two.base.clone()];
+    testkit::order::race_placements(app.clone(), &bases, &todo, 48).await;
+}
+
 on_both_backends! {
     async fn first_run_bootstraps_once(backend) {
         let db = TestDb::new(backend).await;

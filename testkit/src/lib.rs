@@ -24,6 +24,7 @@ use sqlx::{Connection, Executor, PgConnection};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub mod order;
 pub mod process;
 pub mod sse;
 

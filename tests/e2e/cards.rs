@@ -22,12 +22,12 @@ on_both_backends! {
         assert_eq!(card["tenantId"], app.tenant.as_str());
         assert_eq!(card["projectId"], Value::Null);
         assert_eq!(card["columnId"], todo.as_str(), "default: first column of the set");
-        assert_eq!(card["position"], 0);
+        assert_eq!(card["position"], 65536, "positions are spaced 2^16 apart");
         let created = card["createdAt"].as_str().unwrap();
         assert_eq!(created.len(), 24, "{created}");
         assert!(created.ends_with('Z') && created.as_bytes()[19] == b'.');
         let second = app.card("Second").await;
-        assert_eq!(second["position"], 1, "cards go to the end of their column");
+        assert_eq!(second["position"], 2 * 65536, "cards go to the end of their column");
 
         let path = format!("/api/cards/{}", id(&card));
         let got = app.call("GET", &path, None).await;

@@ -18,6 +18,7 @@ mod history;
 mod hostile;
 mod objects;
 mod openapi;
+mod order;
 mod relations;
 mod schema;
 mod settings;

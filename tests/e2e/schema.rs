@@ -111,9 +111,17 @@ fn replaces_the_database_of_a_url() {
     );
 }
 
-/// Migrations 0005's and 0008's backfills on rows written before them, then
-/// the foreign keys that null a deleted column's id.
-async fn history_backfill(backend: common::Backend) {
+/// The workspace `w` and its tenant set `s`, the start of every upgrade's rows.
+const SET: &str = "INSERT INTO workspaces VALUES ('w', 'W', 'x'); \
+     INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ('s', 'w', NULL, 'x');";
+
+/// A database at the migrations before `from`, with `rows` written then, and
+/// upgraded by `from` and every later migration, as an upgrade runs them.
+async fn upgraded(
+    backend: common::Backend,
+    from: &str,
+    rows: &str,
+) -> (common::TestDb, sqlx::AnyPool) {
     let db = common::TestDb::new(backend).await;
     let (folder, url) = match backend {
         common::Backend::Sqlite => ("sqlite", format!("{}?mode=rwc", db.url)),
@@ -135,7 +143,7 @@ async fn history_backfill(backend: common::Backend) {
     files.sort();
     let (before, after): (Vec<_>, Vec<_>) = files
         .iter()
-        .partition(|f| f.file_name().unwrap().to_str().unwrap() < "0005");
+        .partition(|f| *f.file_name().unwrap().to_str().unwrap() < *from);
     let run = |sql: String| {
         let pool = pool.clone();
         async move {
@@ -148,11 +156,32 @@ async fn history_backfill(backend: common::Backend) {
     for f in before {
         run(std::fs::read_to_string(f).unwrap()).await;
     }
+    run(rows.to_string()).await;
+    assert!(
+        after[0]
+            .file_name()
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .starts_with(from),
+        "{after:?}"
+    );
+    for f in after {
+        run(std::fs::read_to_string(f).unwrap()).await;
+    }
+    (db, pool)
+}
+
+/// Migrations 0005's and 0008's backfills on rows written before them, then
+/// the foreign keys that null a deleted column's id.
+async fn history_backfill(backend: common::Backend) {
     // To do, Doing twice (ambiguous), Done (done); the card sits in Done and
     // passed through Review, a column deleted since.
-    run("INSERT INTO workspaces VALUES ('w', 'W', 'x'); \
-         INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ('s', 'w', NULL, 'x'); \
-         INSERT INTO columns VALUES ('c1', 's', 'To do', 'slate', 0, 0, 'x'), \
+    let (_db, pool) = upgraded(
+        backend,
+        "0005",
+        &format!(
+            "{SET} INSERT INTO columns VALUES ('c1', 's', 'To do', 'slate', 0, 0, 'x'), \
              ('c2', 's', 'Doing', 'blue', 1, 0, 'x'), ('c3', 's', 'Done', 'green', 2, 1, 'x'), \
              ('c4', 's', 'Doing', 'red', 3, 0, 'x'); \
          INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
@@ -160,13 +189,13 @@ async fn history_backfill(backend: common::Backend) {
          INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at) VALUES \
              ('h1', 'k', 1, NULL, 'To do', 'a'), ('h2', 'k', 2, 'To do', 'Doing', 'b'), \
              ('h3', 'k', 3, 'Doing', 'Review', 'c'), ('h4', 'k', 4, 'Review', 'Done', 'd')"
-        .into())
+        ),
+    )
     .await;
-    // 0005 and every later migration, as an upgrade runs them.
-    assert!(after[0].ends_with("0005_history_columns.sql"), "{after:?}");
-    for f in after {
-        run(std::fs::read_to_string(f).unwrap()).await;
-    }
+    let run = |sql: &'static str| {
+        let pool = pool.clone();
+        async move { sqlx::raw_sql(sql).execute(&pool).await.unwrap() }
+    };
     // Each entry: (to_column_id, to_done) of 0005, and (from_column_id,
     // from_at) of 0008: the visit it ends, as its predecessor knows it.
     type Entry = (Option<String>, Option<i64>, Option<String>, Option<String>);
@@ -197,7 +226,7 @@ async fn history_backfill(backend: common::Backend) {
             entry(Some("c3"), Some(1), None, Some("c")),
         ]
     );
-    run("DELETE FROM columns WHERE id = 'c1'".into()).await;
+    run("DELETE FROM columns WHERE id = 'c1'").await;
     let after = rows().await;
     assert_eq!(
         after[0],
@@ -215,5 +244,46 @@ async fn history_backfill(backend: common::Backend) {
 testkit::on_both_backends! {
     async fn migrations_0005_and_0008_backfill_what_they_can_know(backend) {
         history_backfill(backend).await;
+    }
+
+    // Migration 0009 (contract §16): each column's cards keep their order
+    // (position, then creation, then id; duplicates were possible before) and
+    // take positions 65,536 apart; then two cards on one position of a
+    // column are refused by `cards_position`.
+    async fn migration_0009_spaces_positions_in_order_and_makes_them_unique(backend) {
+        let (_db, pool) = upgraded(
+            backend,
+            "0009",
+            &format!(
+                "{SET} INSERT INTO columns VALUES ('c1', 's', 'To do', 'slate', 0, 0, 'x'), \
+                 ('c2', 's', 'Done', 'green', 1, 1, 'x'); \
+             INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) VALUES \
+                 ('k1', 'w', NULL, 'c1', 't', 7, 'b', 'x'), ('k2', 'w', NULL, 'c1', 't', 3, 'z', 'x'), \
+                 ('k3', 'w', NULL, 'c1', 't', 7, 'a', 'x'), ('k4', 'w', NULL, 'c1', 't', 7, 'a', 'x'), \
+                 ('k5', 'w', NULL, 'c2', 't', 0, 'x', 'x')"
+            ),
+        )
+        .await;
+        let rows: Vec<(String, String, i64)> =
+            sqlx::query_as("SELECT column_id, id, position FROM cards ORDER BY column_id, position")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        let row = |c: &str, k: &str, p: i64| (c.to_string(), k.to_string(), p);
+        assert_eq!(
+            rows,
+            [
+                row("c1", "k2", 65536),
+                row("c1", "k3", 2 * 65536),
+                row("c1", "k4", 3 * 65536),
+                row("c1", "k1", 4 * 65536),
+                row("c2", "k5", 65536),
+            ]
+        );
+        let twice = sqlx::raw_sql("UPDATE cards SET position = 65536 WHERE id = 'k3'")
+            .execute(&pool)
+            .await;
+        assert!(twice.is_err(), "cards_position refuses a second card on one position");
+        pool.close().await;
     }
 }

@@ -236,10 +236,11 @@ async fn move_cards(
     to_name: &str,
 ) -> Result<u64> {
     history::append_column_move(tx, from, to, from_name, to_name).await?;
-    // Shift the cards past the target's last card in one statement: their
-    // relative order (position, then creation) is kept, gaps included.
+    // Shift the cards past the target's last card in one statement, the first
+    // of them one spacing below it as an append would be: their order is kept,
+    // gaps included, and positions stay unique in the target (contract §16).
     let (last, first): (i64, i64) = sqlx::query_as(
-        "SELECT (SELECT COALESCE(MAX(position), -1) FROM cards WHERE column_id = $2), \
+        "SELECT (SELECT COALESCE(MAX(position), 0) FROM cards WHERE column_id = $2), \
                 (SELECT COALESCE(MIN(position), 0) FROM cards WHERE column_id = $1)",
     )
     .bind(from)
@@ -252,7 +253,7 @@ async fn move_cards(
     )
     .bind(from)
     .bind(to)
-    .bind(last + 1 - first)
+    .bind(last + crate::order::SPACING - first)
     .bind(crate::time::now())
     .execute(&mut **tx)
     .await?;

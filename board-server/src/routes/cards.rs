@@ -10,8 +10,9 @@ use super::{json, Answer, Request, SetParams};
     post, path = "/api/cards", operation_id = "createCard", tag = "cards",
     request_body = board_core::NewCard,
     responses(
-        (status = 201, description = "The new card (one history entry written)", body = board_core::Card),
-        (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
+        (status = 201, description = "The new card (one history entry written), at the end of its column or beside its anchor", body = board_core::Card),
+        (status = 409, description = "CONFLICT: another change took the place at the same moment (retry)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), INVALID_TARGET_COLUMN, or INVALID_ANCHOR (the anchor is not another card of the target column)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn create(mut req: Request) -> Answer {
@@ -42,8 +43,9 @@ pub(super) async fn get(req: Request) -> Answer {
     params(("id" = board_core::CardId, Path, description = "The card")),
     request_body = board_core::CardPatch,
     responses(
-        (status = 200, description = "The card (a move writes one history entry)", body = board_core::Card),
-        (status = 422, description = "The body failed the schema, or INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
+        (status = 200, description = "The card (a move to another column writes one history entry; a placement within the column writes none)", body = board_core::Card),
+        (status = 409, description = "CONFLICT: another change took the place at the same moment (retry)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), INVALID_TARGET_COLUMN, or INVALID_ANCHOR (the anchor is not another card of the target column)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn patch(mut req: Request) -> Answer {
