@@ -38,7 +38,8 @@ pub struct Card {
     pub column_id: ColumnId,
     /// Its title.
     pub title: String,
-    /// Its place in the column.
+    /// Its place in the column: unique there, ascending from the top; with
+    /// gaps, and changed when the server renumbers (order by it, never compute one).
     pub position: i64,
     /// When it was created.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]

@@ -204,7 +204,8 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
 /// alternately to two `board-server` processes on one PostgreSQL database, at
 /// once (see `testkit::order::race_placements` for what is checked). Without
 /// the column set's row lock the placements read stale neighbours: duplicate
-/// positions (500 on `cards_position`) or cards not beside their anchors.
+/// positions (409 `CONFLICT` from `cards_position`) or cards not beside their
+/// anchors.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[cfg_attr(
     not(board_test_postgres),

@@ -226,6 +226,18 @@ on_both_backends! {
             model.insert(at, card);
         }
         assert_eq!(app.column_ids(&todo).await, model);
+        // Two cards in turn directly below the first: each placement halves
+        // the gap it lands in, and the renumbered window holds the placed card
+        // itself (parked with the window, then written to its place).
+        let (first, x, y) = (model[0].clone(), model[5].clone(), model[9].clone());
+        for i in 0..60 {
+            let card = if i % 2 == 0 { &x } else { &y };
+            let r = patch(&app, card, json!({"afterId": first})).await;
+            assert_eq!(r.status, 200, "{:?}", r.body);
+            model.retain(|c| c != card);
+            model.insert(1, card.clone());
+        }
+        assert_eq!(app.column_ids(&todo).await, model);
     }
 
     async fn racing_placements_on_two_servers_stay_where_they_said(backend) {
