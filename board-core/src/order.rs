@@ -317,7 +317,12 @@ mod tests {
         let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
         options.files_dir = dir.join("files");
         let board = Board::open_with(options).await.unwrap();
-        let ws = board.admin().create_workspace(&crate::Name::parse("Team").unwrap()).await.unwrap().id;
+        let ws = board
+            .admin()
+            .create_workspace(&Name::parse("Team").unwrap())
+            .await
+            .unwrap()
+            .id;
         let me = &Actor::Operator;
         let new = |t: &str| NewCard::new(ws.clone(), Name::parse(t).unwrap());
         let a = board.create_card(me, new("a")).await.unwrap();
