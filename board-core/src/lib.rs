@@ -310,6 +310,7 @@ mod text;
 mod time;
 mod transfer;
 mod validate;
+mod wip;
 mod workspaces;
 
 use std::path::PathBuf;
@@ -356,6 +357,7 @@ pub use transfer::{
     TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
 };
 pub use validate::{FromJson, Input};
+pub use wip::{WipLimit, WipLimits};
 pub use workspaces::{Bootstrap, Project, Workspace};
 
 /// The default database: an embedded SQLite file, created when missing.
