@@ -4,8 +4,10 @@
 //! racing moves into one limited column.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::{json, Value};
+use testkit::sse::EventStream;
 use testkit::{self as common, on_both_backends, App};
 
 fn id(v: &Value) -> String {
@@ -81,6 +83,8 @@ fn assert_wip_limit(r: &common::Res, column: &str, limit: u64) {
 on_both_backends! {
     async fn a_column_carries_its_wip_limit(backend) {
         let app = common::spawn_app(backend).await;
+        let path = format!("/api/events?tenant={}", app.tenant);
+        let mut events = EventStream::open(&app.http, &app.base, &app.token, &path, None).await;
         for c in app.columns().await {
             assert_eq!(c["wipLimit"], Value::Null, "{c}");
         }
@@ -114,6 +118,15 @@ on_both_backends! {
             assert!(r.body["details"]["fieldErrors"]["wipLimit"].is_array(), "{:?}", r.body);
         }
         assert_eq!((app.columns().await, rows(&app).await), before);
+        // Every column event carries the limit.
+        let frames = events.take(6, Duration::from_secs(5)).await;
+        let seen: Vec<(&str, &Value)> = frames.iter().map(|f| (f.event.as_str(), &f.data["subject"]["wipLimit"])).collect();
+        assert_eq!(seen, [
+            ("column.created", &json!(3)), ("column.created", &Value::Null),
+            ("column.updated", &json!(10000)), ("column.updated", &json!(10000)),
+            ("column.updated", &Value::Null), ("column.updated", &json!(1)),
+        ]);
+        assert!(events.next(Duration::from_millis(300)).await.is_none(), "nothing for the refusals");
     }
 
     async fn settings_carry_the_wip_limits_mode(backend) {
@@ -253,6 +266,25 @@ on_both_backends! {
         assert_eq!(r.status, 200, "{:?}", r.body);
         let limits: Vec<&Value> = r.body["columns"].as_array().unwrap().iter().map(|c| &c["wipLimit"]).collect();
         assert_eq!(limits, [&Value::Null, &json!(4), &Value::Null]);
+    }
+
+    async fn the_openapi_document_describes_wip_limits(backend) {
+        let app = common::spawn_app(backend).await;
+        let doc = app.call_as("", "GET", "/api/openapi.json", None).await.body;
+        let schemas = &doc["components"]["schemas"];
+        assert_eq!((&schemas["WipLimit"]["minimum"], &schemas["WipLimit"]["maximum"]), (&json!(1), &json!(10000)));
+        assert_eq!(schemas["WipLimits"]["enum"], json!(["SOFT", "HARD"]));
+        for (schema, field) in [
+            ("Column", "wipLimit"), ("NewColumn", "wipLimit"), ("ColumnPatch", "wipLimit"),
+            ("FlowColumn", "wipLimit"), ("Settings", "wipLimits"), ("SettingsPatch", "wipLimits"),
+        ] {
+            assert!(schemas[schema]["properties"][field].is_object(), "{schema}.{field}: {}", schemas[schema]);
+        }
+        let board_column = schemas["BoardColumn"].to_string();
+        assert!(board_column.contains("overLimit"), "{board_column}");
+        assert!(schemas["Settings"]["required"].to_string().contains("wipLimits"));
+        let errors = doc["paths"]["/api/cards/{id}"]["patch"]["responses"]["422"]["description"].to_string();
+        assert!(errors.contains("WIP_LIMIT"), "{errors}");
     }
 
     async fn racing_moves_never_exceed_a_hard_limit(backend) {
