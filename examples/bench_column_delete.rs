@@ -47,6 +47,7 @@ async fn fixture(url: &str, cards: i64, prefix: &str) -> Fixture {
                     name: name.parse().expect("a name"),
                     color: Accent::Slate,
                     done,
+                    wip_limit: None,
                 },
             )
             .await

@@ -52,13 +52,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .admin()
         .create_workspace(&Name::parse("Bench")?)
         .await?;
-    let column = NewColumn {
-        workspace_id: ws.id.clone(),
-        project_id: None,
-        name: "To do".parse()?,
-        color: Accent::Slate,
-        done: false,
-    };
+    let column = NewColumn::new(ws.id.clone(), "To do".parse()?).color(Accent::Slate);
     let column = board.create_column(&me, column).await?;
     let hot = new_card(&board, &ws.id, "hot").await?;
 

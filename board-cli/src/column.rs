@@ -4,7 +4,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 
 use board_core::{
-    Accent, Actor, Board, ColumnPatch, DeleteColumn, Name, NewColumn, ValidationErrors,
+    Accent, Actor, Board, ColumnPatch, DeleteColumn, Name, NewColumn, ValidationErrors, WipLimit,
     CONFIRM_DELETE_CARDS as CONFIRM,
 };
 use clap::{Args, Subcommand};
@@ -30,6 +30,9 @@ pub enum Cmd {
         /// Make it the set's done column (the mark moves from the old one).
         #[arg(long)]
         done: bool,
+        /// Its WIP limit: the most cards it may hold (1 to 10000), or none.
+        #[arg(long, value_name = "N|none")]
+        wip_limit: Option<Limit>,
     },
     /// Rename a column.
     Rename {
@@ -38,7 +41,7 @@ pub enum Cmd {
         /// Its new name.
         name: String,
     },
-    /// Change a column's accent, or make it the set's done column.
+    /// Change a column's accent or WIP limit, or make it the set's done column.
     Set {
         #[command(flatten)]
         column: Which,
@@ -48,6 +51,10 @@ pub enum Cmd {
         /// Make it the set's done column (the mark moves from the old one).
         #[arg(long)]
         done: bool,
+        /// The new WIP limit: the most cards it may hold (1 to 10000), or none
+        /// to remove it. A limit below the current count is allowed.
+        #[arg(long, value_name = "N|none")]
+        wip_limit: Option<Limit>,
     },
     /// Delete a column: say what happens to its cards, --move-to COLUMN or
     /// --delete-cards (with their comments, attachments, links and history).
@@ -65,6 +72,25 @@ pub enum Cmd {
         #[arg(long, requires = "delete_cards")]
         confirm: Option<String>,
     },
+}
+
+/// `--wip-limit`: a number of cards, or `none`.
+#[derive(Debug, Clone, Copy)]
+pub struct Limit(Option<WipLimit>);
+
+impl std::str::FromStr for Limit {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Limit, String> {
+        if s.eq_ignore_ascii_case("none") {
+            return Ok(Limit(None));
+        }
+        s.parse::<i64>()
+            .ok()
+            .and_then(WipLimit::new)
+            .map(|l| Limit(Some(l)))
+            .ok_or_else(|| "expected a number of cards from 1 to 10000, or none".to_string())
+    }
 }
 
 /// A column named on the command line.
@@ -102,10 +128,13 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             name,
             color,
             done,
+            wip_limit,
         } => {
             let (ws, project) = lookup::place(board, &workspace, project.as_deref()).await?;
             let input = checked(Some(&name), color.as_deref()).map(|(name, color)| {
-                let new = NewColumn::new(ws, name.expect("given")).in_project(project);
+                let new = NewColumn::new(ws, name.expect("given"))
+                    .in_project(project)
+                    .wip_limit(wip_limit.and_then(|l| l.0));
                 let new = match color {
                     Some(c) => new.color(c),
                     None => new,
@@ -128,15 +157,22 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             column,
             color,
             done,
+            wip_limit,
         } => {
-            if color.is_none() && !done {
-                anyhow::bail!("say what to change: --color ACCENT and/or --done");
+            if color.is_none() && !done && wip_limit.is_none() {
+                anyhow::bail!(
+                    "say what to change: --color ACCENT, --done and/or --wip-limit N|none"
+                );
             }
             let c = column.find(board).await?;
             let input = checked(None, color.as_deref()).map(|(_, color)| {
                 let patch = match color {
                     Some(c) => ColumnPatch::default().color(c),
                     None => ColumnPatch::default(),
+                };
+                let patch = match wip_limit {
+                    Some(Limit(l)) => patch.wip_limit(l),
+                    None => patch,
                 };
                 if done {
                     patch.done()
@@ -190,12 +226,15 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     };
     out.value(&column, || {
         format!(
-            "column {:?} ({}) · {} · position {}{}",
+            "column {:?} ({}) · {} · position {}{}{}",
             column.name,
             column.id,
             column.accent.as_str(),
             column.position,
-            if column.done { " · done column" } else { "" }
+            if column.done { " · done column" } else { "" },
+            column
+                .wip_limit
+                .map_or_else(String::new, |l| format!(" · WIP limit {l}"))
         )
     });
     Ok(())

@@ -54,7 +54,14 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                     .find(|q| q.id == *p)
                     .map_or_else(|| p.to_string(), |q| q.name.clone()),
             };
-            table(out, &columns, set_name);
+            let counts = board.card_counts(ME, &ws).await?;
+            let count = |c: &Column| {
+                counts
+                    .iter()
+                    .find(|(id, _)| *id == c.id)
+                    .map_or(0, |(_, n)| *n)
+            };
+            table(out, &columns, |c| (set_name(c), Some(count(c))));
         }
         Cmd::Reorder {
             columns,
@@ -76,9 +83,11 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             } else {
                 println!("{updated} column(s) reordered; the set is now:");
                 table(out, &set, |c| {
-                    c.project_id
+                    let set = c
+                        .project_id
                         .as_ref()
-                        .map_or_else(|| "(tenant)".into(), ToString::to_string)
+                        .map_or_else(|| "(tenant)".into(), ToString::to_string);
+                    (set, None)
                 });
             }
         }
@@ -86,23 +95,37 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn table(out: &Out, columns: &[Column], set_name: impl Fn(&Column) -> String) {
+/// The columns as a table; `about` gives a column's set and, when known, its
+/// number of cards (shown beside its WIP limit).
+fn table(out: &Out, columns: &[Column], about: impl Fn(&Column) -> (String, Option<u64>)) {
     let rows = columns
         .iter()
         .map(|c| {
+            let (set, cards) = about(c);
             vec![
                 c.name.clone(),
                 c.accent.as_str().to_string(),
                 c.position.to_string(),
                 if c.done { "yes".into() } else { String::new() },
-                set_name(c),
+                cards.map_or_else(String::new, |n| n.to_string()),
+                c.wip_limit.map_or_else(String::new, |l| l.to_string()),
+                set,
                 c.id.to_string(),
             ]
         })
         .collect();
     out.table(
         &columns,
-        &["name", "accent", "position", "done", "set", "id"],
+        &[
+            "name",
+            "accent",
+            "position",
+            "done",
+            "cards",
+            "wip limit",
+            "set",
+            "id",
+        ],
         rows,
     );
 }

@@ -79,6 +79,7 @@ fn print(out: &Out, flow: &Flow) {
                     .as_ref()
                     .map_or_else(|| "(deleted)".into(), ToString::to_string),
                 c.wip.to_string(),
+                c.wip_limit.map_or_else(String::new, |l| l.to_string()),
             ];
             row.extend(stats(&c.time_in_column));
             row
@@ -88,6 +89,7 @@ fn print(out: &Out, flow: &Flow) {
         "column",
         "id",
         "wip",
+        "wip limit",
         "visits ended",
         "mean",
         "median",

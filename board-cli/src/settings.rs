@@ -1,6 +1,6 @@
 //! `board settings set --workspace W KEY VALUE`.
 
-use board_core::{Actor, Board, ColumnScope, SettingsPatch};
+use board_core::{Actor, Board, ColumnScope, SettingsPatch, WipLimits};
 use clap::{Subcommand, ValueEnum};
 
 use crate::output::Out;
@@ -34,6 +34,18 @@ pub enum Setting {
         #[arg(value_enum)]
         value: OnOff,
     },
+    /// What the columns' WIP limits do: soft marks a column over its limit on
+    /// the board, hard refuses what would put a column over it.
+    WipLimits {
+        #[arg(value_enum)]
+        value: WipArg,
+    },
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum WipArg {
+    Soft,
+    Hard,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -65,15 +77,23 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         Setting::AllowCrossProjectLinks { value } => {
             patch.allow_cross_project_links = Some(matches!(value, OnOff::On))
         }
+        Setting::WipLimits { value } => {
+            patch.wip_limits = Some(match value {
+                WipArg::Soft => WipLimits::Soft,
+                WipArg::Hard => WipLimits::Hard,
+            })
+        }
     }
     let s = board.update_settings(&Actor::Operator, patch).await?;
     out.value(&s, || {
         format!(
-            "workspace {:?}: columnScope {}, columnManagement {}, allowCrossProjectLinks {}",
+            "workspace {:?}: columnScope {}, columnManagement {}, allowCrossProjectLinks {}, \
+             wipLimits {}",
             ws.name,
             s.column_scope.as_str(),
             on_off(s.column_management),
-            on_off(s.allow_cross_project_links)
+            on_off(s.allow_cross_project_links),
+            s.wip_limits.as_str()
         )
     });
     Ok(())

@@ -73,7 +73,7 @@ on_both_backends! {
         // The token works against the running server at once.
         let r = app.call_as(&token, "GET", &format!("/api/settings?tenant={ws_id}"), None).await;
         assert_eq!(r.status, 200);
-        assert_eq!(r.body, json!({"tenantId": ws_id, "columnScope": "TENANT", "columnManagement": true, "allowCrossProjectLinks": false}));
+        assert_eq!(r.body, json!({"tenantId": ws_id, "columnScope": "TENANT", "columnManagement": true, "allowCrossProjectLinks": false, "wipLimits": "SOFT"}));
 
         for (key, value, field, expected) in [
             ("column-scope", "project", "columnScope", json!("PROJECT")),
@@ -352,6 +352,39 @@ on_both_backends! {
         }
         let list = app.cli(&["--json", "workspace", "list"]).await.ok();
         assert_eq!(list.as_array().unwrap().len(), 1, "only Default: {list}");
+    }
+
+    async fn wip_limits_are_set_listed_and_enforced(backend) {
+        let app = common::spawn_app(backend).await;
+        let doing = app.cli(&["--json", "column", "set", "Doing", "--workspace", "Default", "--wip-limit", "1"]).await.ok();
+        assert_eq!(doing["wipLimit"], 1);
+        let review = app.cli(&["--json", "column", "create", "--workspace", "Default", "Review", "--wip-limit", "2"]).await.ok();
+        assert_eq!(review["wipLimit"], 2);
+        let text = app.cli(&["column", "set", "Review", "--workspace", "Default", "--wip-limit", "none"]).await;
+        assert!(text.success && !text.stdout.contains("WIP limit"), "{}", text.stdout);
+        for bad in ["0", "10001", "many"] {
+            let out = app.cli(&["column", "set", "Review", "--workspace", "Default", "--wip-limit", bad]).await;
+            assert!(!out.success && out.stderr.contains("1 to 10000"), "{bad}: {}", out.stderr);
+        }
+        let s = app.cli(&["--json", "settings", "set", "--workspace", "Default", "wip-limits", "hard"]).await.ok();
+        assert_eq!(s["wipLimits"], "HARD");
+        let card = id(&app.card("first").await);
+        app.cli(&["card", "move", &card, "--to", "Doing"]).await.ok();
+        let second = id(&app.card("second").await);
+        let refused = app.cli(&["card", "move", &second, "--to", "Doing"]).await;
+        assert!(!refused.success, "{}", refused.stdout);
+        assert!(refused.stderr.contains("'Doing'") && refused.stderr.contains("limit of 1"), "{}", refused.stderr);
+
+        let list = app.cli(&["columns", "list", "--workspace", "Default"]).await;
+        assert!(list.success);
+        for word in ["cards", "wip limit"] {
+            assert!(list.stdout.contains(word), "{word} missing from {}", list.stdout);
+        }
+        let doing_row = list.stdout.lines().find(|l| l.contains("Doing")).expect("a Doing row");
+        let cells: Vec<&str> = doing_row.split(['|', '│', '┆']).map(str::trim).filter(|c| !c.is_empty()).collect();
+        assert_eq!(&cells[3..5], ["1", "1"], "{doing_row}");
+        let flow = app.cli(&["flow", "--workspace", "Default"]).await;
+        assert!(flow.success && flow.stdout.contains("wip limit"), "{}", flow.stdout);
     }
 
     async fn flow_prints_the_route_object_tables_and_a_diagram(backend) {

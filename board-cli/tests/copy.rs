@@ -159,14 +159,14 @@ async fn fill(app: &App) -> Story {
         app,
         "PATCH",
         "/api/settings",
-        json!({"tenantId": t, "columnScope": "PROJECT", "allowCrossProjectLinks": true}),
+        json!({"tenantId": t, "columnScope": "PROJECT", "allowCrossProjectLinks": true, "wipLimits": "HARD"}),
     )
     .await;
     ok(
         app,
         "POST",
         "/api/columns",
-        json!({"tenantId": t, "projectId": project, "name": "Backlog"}),
+        json!({"tenantId": t, "projectId": project, "name": "Backlog", "wipLimit": 5}),
     )
     .await;
     let site = ok(
@@ -336,6 +336,17 @@ async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
     for (path, body) in &before {
         assert_eq!(Some(body), after.get(path), "{path}");
     }
+    // WIP limits (contract §20) are part of what those reads compare.
+    let p = &story.project;
+    assert_eq!(
+        after[&format!("/api/settings?tenant={t}")]["wipLimits"],
+        "HARD"
+    );
+    let backlog = &after[&format!("/api/columns?tenant={t}&project={p}")][0];
+    assert_eq!(
+        (&backlog["name"], &backlog["wipLimit"]),
+        (&json!("Backlog"), &json!(5))
+    );
     let old_events = events(http, &app.base, token, t, 0).await;
     let new_events = events(http, &server.base, token, t, 0).await;
     let shape = |f: &[Frame]| {

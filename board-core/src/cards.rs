@@ -6,6 +6,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, FromRow, Row};
 
 use crate::access::{check_role, check_role_of, Actor, Role};
@@ -20,6 +21,7 @@ use crate::store::{Lock, WriteTx};
 use crate::text::Name;
 use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
+use crate::wip::{self, Room};
 use crate::Board;
 
 /// A card.
@@ -177,6 +179,10 @@ pub struct BoardColumn {
     /// The column.
     #[serde(flatten)]
     pub column: Column,
+    /// Whether it holds more cards than its WIP limit (`overLimit`; contract
+    /// §20); `false` without a limit.
+    #[serde(rename = "overLimit")]
+    pub over_limit: bool,
     /// Its cards, by position.
     pub cards: Vec<Card>,
 }
@@ -270,10 +276,11 @@ impl Board {
             .set_in_effect(&self.pool, ws, project, "projectId")
             .await?;
         let mut tx = self.write(Lock::ColumnSet(&set)).await?;
-        let (column, column_name) = match &new.column_id {
-            Some(c) => (c.clone(), column_in_set(&mut tx, c, &set).await?),
+        let (column, column_name, room) = match &new.column_id {
+            Some(c) => column_in_set(&mut tx, c, &set).await?,
             None => first_column(&mut tx, &set).await?,
         };
+        room.admit(&column_name, 1)?;
         let at = now();
         let id = CardId::new();
         let spot = match &new.placement {
@@ -331,6 +338,7 @@ impl Board {
             .filter(|t| *t != card.title);
         let target = patch.column_id.filter(|c| *c != card.column_id);
         // Both names in one statement: the target's, when it is in the set in effect.
+        // The WIP limit is checked there too, before anything is written.
         let names = match &target {
             Some(target) => Some(move_names(&mut tx, target, &effect, &card.column_id).await?),
             None => None,
@@ -479,8 +487,15 @@ impl Board {
                     .iter()
                     .filter(|c| c.column_id == column.id)
                     .cloned()
-                    .collect();
-                BoardColumn { column, cards }
+                    .collect::<Vec<_>>();
+                let over_limit = column
+                    .wip_limit
+                    .is_some_and(|l| cards.len() > usize::from(l.get()));
+                BoardColumn {
+                    column,
+                    over_limit,
+                    cards,
+                }
             })
             .collect();
         Ok(BoardView { columns })
@@ -562,29 +577,34 @@ struct Place {
 
 /// The names of a move's target column (when it is in the set in effect
 /// `effect`; else `INVALID_TARGET_COLUMN`) and of the column it leaves, in one
-/// statement.
+/// statement, which also reads the target's WIP limit: a move into a column at
+/// its hard limit is `WIP_LIMIT` (the caller holds the target set's lock).
 async fn move_names(
     tx: &mut WriteTx,
     target: &ColumnId,
     effect: &ColumnSetId,
     from: &ColumnId,
 ) -> Result<(String, String)> {
-    let (to_name, from_name): (Option<String>, String) = sqlx::query_as(
-        "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2), \
-                (SELECT name FROM columns WHERE id = $3)",
-    )
-    .bind(target)
-    .bind(effect)
-    .bind(from)
-    .fetch_one(&mut **tx)
-    .await?;
+    let sql = format!(
+        "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2) AS to_name, \
+                (SELECT name FROM columns WHERE id = $3) AS from_name, {}",
+        wip::room_sql("$1")
+    );
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(target)
+        .bind(effect)
+        .bind(from)
+        .fetch_one(&mut **tx)
+        .await?;
+    let to_name: Option<String> = row.try_get("to_name")?;
     let to_name = to_name.ok_or_else(|| {
         Error::rule(
             Rule::InvalidTargetColumn,
             "the column is not a column of the card's set in effect",
         )
     })?;
-    Ok((to_name, from_name))
+    Room::from_row(&row)?.admit(&to_name, 1)?;
+    Ok((to_name, row.try_get("from_name")?))
 }
 
 /// Emits `cards.repositioned` for the cards a placement renumbered, if any.
@@ -599,15 +619,22 @@ fn repositioned(tx: &mut WriteTx, actor: &Actor, ws: &WorkspaceId, column: &Colu
     tx.emit(Change::new("cards.repositioned", ws, actor, &subject, &[]));
 }
 
-/// The name of `column` if it belongs to `set`; else `INVALID_TARGET_COLUMN`.
-async fn column_in_set(tx: &mut WriteTx, column: &ColumnId, set: &ColumnSetId) -> Result<String> {
-    let name: Option<String> =
-        sqlx::query_scalar("SELECT name FROM columns WHERE id = $1 AND set_id = $2")
-            .bind(column)
-            .bind(set)
-            .fetch_optional(&mut **tx)
-            .await?;
-    name.ok_or_else(|| {
+/// A new card's column: its id, its name and its WIP room.
+type Target = (ColumnId, String, Room);
+
+/// `column` if it belongs to `set` (else `INVALID_TARGET_COLUMN`), with its
+/// name and WIP room, in one statement.
+async fn column_in_set(tx: &mut WriteTx, column: &ColumnId, set: &ColumnSetId) -> Result<Target> {
+    let sql = format!(
+        "SELECT c.id, c.name, {} FROM columns c WHERE c.id = $1 AND c.set_id = $2",
+        wip::room_sql("c.id")
+    );
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(column)
+        .bind(set)
+        .fetch_optional(&mut **tx)
+        .await?;
+    new_card_column(row)?.ok_or_else(|| {
         Error::rule(
             Rule::InvalidTargetColumn,
             "the column is not a column of the card's set in effect",
@@ -615,12 +642,28 @@ async fn column_in_set(tx: &mut WriteTx, column: &ColumnId, set: &ColumnSetId) -
     })
 }
 
-/// The first column (lowest position) of `set`.
-async fn first_column(tx: &mut WriteTx, set: &ColumnSetId) -> Result<(ColumnId, String)> {
-    let row: Option<(ColumnId, String)> =
-        sqlx::query_as("SELECT id, name FROM columns WHERE set_id = $1 ORDER BY position LIMIT 1")
-            .bind(set)
-            .fetch_optional(&mut **tx)
-            .await?;
-    row.ok_or_else(|| Error::rule(Rule::InvalidTargetColumn, "the set in effect has no column"))
+/// The first column (lowest position) of `set`, with its name and WIP room.
+async fn first_column(tx: &mut WriteTx, set: &ColumnSetId) -> Result<Target> {
+    let sql = format!(
+        "SELECT c.id, c.name, {} FROM columns c WHERE c.set_id = $1 ORDER BY c.position LIMIT 1",
+        wip::room_sql("c.id")
+    );
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(set)
+        .fetch_optional(&mut **tx)
+        .await?;
+    new_card_column(row)?
+        .ok_or_else(|| Error::rule(Rule::InvalidTargetColumn, "the set in effect has no column"))
+}
+
+/// Reads a new card's column from a row of `id`, `name` and [`wip::room_sql`].
+fn new_card_column(row: Option<AnyRow>) -> Result<Option<Target>> {
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    Ok(Some((
+        row.try_get("id")?,
+        row.try_get("name")?,
+        Room::from_row(&row)?,
+    )))
 }

@@ -178,6 +178,29 @@ impl Board {
         }
     }
 
+    /// How many cards each column of `workspace` holds, every set's columns,
+    /// in one statement (Viewer): what `board columns list` shows beside the
+    /// WIP limits.
+    pub async fn card_counts(
+        &self,
+        actor: &Actor,
+        workspace: &WorkspaceId,
+    ) -> Result<Vec<(ColumnId, u64)>> {
+        self.require(&self.pool, actor, workspace, Role::Viewer)
+            .await?;
+        let rows: Vec<(ColumnId, i64)> = sqlx::query_as(
+            "SELECT c.id, (SELECT COUNT(*) FROM cards k WHERE k.column_id = c.id) \
+             FROM columns c JOIN column_sets s ON s.id = c.set_id WHERE s.workspace_id = $1",
+        )
+        .bind(workspace)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, n)| (id, u64::try_from(n).unwrap_or(0)))
+            .collect())
+    }
+
     /// The cards of the set in effect for `project` (the tenant set without
     /// one), column by column in order, or only those of `column` (Viewer).
     pub async fn list_cards(

@@ -79,6 +79,9 @@ pub enum Rule {
     /// A placement's anchor (`beforeId` / `afterId`) that is not another card
     /// of the target column.
     InvalidAnchor,
+    /// A write that would put more cards in a column than its WIP limit while
+    /// the workspace's limits are `HARD` (contract §20).
+    WipLimit,
 }
 
 impl Rule {
@@ -96,6 +99,7 @@ impl Rule {
             Rule::LinkCycle => "LINK_CYCLE",
             Rule::InvalidAttachment => "INVALID_ATTACHMENT",
             Rule::InvalidAnchor => "INVALID_ANCHOR",
+            Rule::WipLimit => "WIP_LIMIT",
         }
     }
 }

@@ -242,6 +242,32 @@
 //! # result.unwrap();
 //! ```
 //!
+//! ## WIP limits
+//!
+//! ```
+//! # let dir = std::env::temp_dir().join(format!("board-doc-wip-{}", std::process::id()));
+//! # let result = tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! # let mut options = board_core::Options::new(format!("sqlite://{}/doc.db", dir.display()));
+//! # options.files_dir = dir.join("files");
+//! # let board = board_core::Board::open_with(options).await?;
+//! # let ws = board.admin().create_workspace(&board_core::Name::parse("Team")?).await?;
+//! # let me = board_core::Actor::Operator;
+//! use board_core::{ColumnPatch, Name, NewCard, SetQuery, SettingsPatch, WipLimit, WipLimits};
+//! let columns = board.list_columns(&me, Some(&SetQuery::workspace(ws.id.clone()))).await?;
+//! let doing = &columns[1].id;
+//! board.update_column(&me, doing, ColumnPatch::default().wip_limit(WipLimit::new(1))).await?;
+//! board.update_settings(&me, SettingsPatch::new(ws.id.clone()).wip_limits(WipLimits::Hard)).await?;
+//! let card = |t| NewCard::new(ws.id.clone(), Name::parse(t).unwrap()).in_column(Some(doing.clone()));
+//! board.create_card(&me, card("first")).await?;
+//! let refused = board.create_card(&me, card("second")).await.unwrap_err();
+//! assert_eq!(refused.code(), "WIP_LIMIT");
+//! # board.close().await;
+//! # Ok::<(), board_core::Error>(())
+//! # });
+//! # std::fs::remove_dir_all(&dir).ok();
+//! # result.unwrap();
+//! ```
+//!
 //! ## Moving an installation
 //!
 //! [`Admin::copy_to`] copies every row (ids, times, token hashes, event seqs)
@@ -310,6 +336,7 @@ mod text;
 mod time;
 mod transfer;
 mod validate;
+mod wip;
 mod workspaces;
 
 use std::path::PathBuf;
@@ -356,6 +383,7 @@ pub use transfer::{
     TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
 };
 pub use validate::{FromJson, Input};
+pub use wip::{WipLimit, WipLimits};
 pub use workspaces::{Bootstrap, Project, Workspace};
 
 /// The default database: an embedded SQLite file, created when missing.

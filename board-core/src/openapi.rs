@@ -235,6 +235,42 @@ mod tests {
         );
     }
 
+    /// `wipLimit` (contract §20) is the one `WipLimit` schema, whose bounds are
+    /// the validator's, nullable wherever the body reads `null` as "no limit".
+    #[test]
+    fn wip_limits_match_the_validation() {
+        use crate::settings::SettingsPatch;
+        use crate::wip::{WipLimit, WipLimits};
+        let limit = json::<WipLimit>();
+        assert_eq!(limit["minimum"], WipLimit::MIN);
+        assert_eq!(limit["maximum"], WipLimit::MAX);
+        assert!(WipLimit::new(WipLimit::MIN.into()).is_some());
+        assert!(WipLimit::new(i64::from(WipLimit::MIN) - 1).is_none());
+        assert!(WipLimit::new(i64::from(WipLimit::MAX) + 1).is_none());
+        for schema in [
+            json::<NewColumn>(),
+            json::<ColumnPatch>(),
+            json::<crate::Column>(),
+        ] {
+            let field = schema["properties"]["wipLimit"].to_string();
+            assert!(
+                field.contains("#/components/schemas/WipLimit") && field.contains("null"),
+                "{schema}"
+            );
+        }
+        assert_eq!(
+            json::<WipLimits>()["enum"],
+            serde_json::json!(WipLimits::ALL)
+        );
+        let patch = json::<SettingsPatch>();
+        assert!(
+            !patch["properties"]["wipLimits"]
+                .to_string()
+                .contains("null"),
+            "absent, never null: {patch}"
+        );
+    }
+
     #[test]
     fn enums_list_every_wire_value() {
         assert_eq!(json::<Accent>()["enum"], serde_json::json!(Accent::ALL));

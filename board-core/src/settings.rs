@@ -1,4 +1,5 @@
-//! Per-workspace settings and the `columnScope` resolution of the set in effect.
+//! Per-workspace settings (contract §4, and `wipLimits` of §20) and the
+//! `columnScope` resolution of the set in effect.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -11,6 +12,7 @@ use crate::events::Change;
 use crate::ids::WorkspaceId;
 use crate::store::{flag, Lock};
 use crate::validate::{self, Fields, FromJson, Input};
+use crate::wip::WipLimits;
 use crate::Board;
 
 /// Which column set holds for the cards of a project.
@@ -57,6 +59,8 @@ pub struct Settings {
     pub column_management: bool,
     /// Whether cards of different projects may be linked (default off).
     pub allow_cross_project_links: bool,
+    /// What the columns' WIP limits do: `SOFT` (default) marks, `HARD` refuses.
+    pub wip_limits: WipLimits,
 }
 
 /// A change of settings; absent fields stay as they are.
@@ -79,6 +83,9 @@ pub struct SettingsPatch {
     /// New `allowCrossProjectLinks`.
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub allow_cross_project_links: Option<bool>,
+    /// New `wipLimits`.
+    #[cfg_attr(feature = "openapi", schema(nullable = false))]
+    pub wip_limits: Option<WipLimits>,
 }
 
 impl SettingsPatch {
@@ -96,6 +103,7 @@ impl SettingsPatch {
             column_scope: None,
             column_management: None,
             allow_cross_project_links: None,
+            wip_limits: None,
         }
     }
 
@@ -116,6 +124,12 @@ impl SettingsPatch {
         self.allow_cross_project_links = Some(on);
         self
     }
+
+    /// Sets `wipLimits`.
+    pub fn wip_limits(mut self, mode: WipLimits) -> SettingsPatch {
+        self.wip_limits = Some(mode);
+        self
+    }
 }
 
 impl FromJson for SettingsPatch {
@@ -128,12 +142,16 @@ impl FromJson for SettingsPatch {
         });
         let management = f.optional("columnManagement", validate::boolean);
         let cross = f.optional("allowCrossProjectLinks", validate::boolean);
+        let wip = f.optional("wipLimits", |v| {
+            validate::one_of(v, WipLimits::ALL).map(|s| WipLimits::parse(s).expect("listed"))
+        });
         f.finish()?;
         Ok(SettingsPatch {
             workspace_id: tenant.expect("checked by finish"),
             column_scope: scope,
             column_management: management,
             allow_cross_project_links: cross,
+            wip_limits: wip,
         })
     }
 }
@@ -167,15 +185,17 @@ impl Board {
             allow_cross_project_links: patch
                 .allow_cross_project_links
                 .unwrap_or(current.allow_cross_project_links),
+            wip_limits: patch.wip_limits.unwrap_or(current.wip_limits),
         };
         sqlx::query(
             "UPDATE settings SET column_scope = $2, column_management = $3, \
-             allow_cross_project_links = $4 WHERE workspace_id = $1",
+             allow_cross_project_links = $4, wip_limits = $5 WHERE workspace_id = $1",
         )
         .bind(ws)
         .bind(next.column_scope)
         .bind(i64::from(next.column_management))
         .bind(i64::from(next.allow_cross_project_links))
+        .bind(next.wip_limits)
         .execute(&mut *tx)
         .await?;
         tx.emit(Change::new("settings.updated", ws, actor, &next, &[]));
@@ -190,7 +210,7 @@ where
     E: Executor<'e, Database = Any>,
 {
     let row: Option<AnyRow> = sqlx::query(
-        "SELECT column_scope, column_management, allow_cross_project_links \
+        "SELECT column_scope, column_management, allow_cross_project_links, wip_limits \
          FROM settings WHERE workspace_id = $1",
     )
     .bind(workspace)
@@ -198,11 +218,13 @@ where
     .await?;
     let row = row.ok_or_else(Error::not_reached)?;
     let scope: String = row.try_get("column_scope")?;
+    let wip: String = row.try_get("wip_limits")?;
     Ok(Settings {
         workspace_id: workspace.clone(),
         column_scope: ColumnScope::parse(&scope).unwrap_or(ColumnScope::Tenant),
         column_management: flag(row.try_get("column_management")?),
         allow_cross_project_links: flag(row.try_get("allow_cross_project_links")?),
+        wip_limits: WipLimits::parse(&wip).unwrap_or_default(),
     })
 }
 

@@ -175,8 +175,22 @@ impl<'a> Fields<'a> {
         key: &'static str,
         parse: impl FnOnce(&Value) -> Result<T, String>,
     ) -> Option<T> {
+        self.present(key, |v| match v {
+            Value::Null => Ok(None),
+            v => parse(v).map(Some),
+        })
+        .flatten()
+    }
+
+    /// A field that may be absent (`None`); when present, `null` included,
+    /// `parse` reads it (a patch field that `null` clears).
+    pub(crate) fn present<T>(
+        &mut self,
+        key: &'static str,
+        parse: impl FnOnce(&Value) -> Result<T, String>,
+    ) -> Option<T> {
         match self.get(key) {
-            None | Some(Value::Null) => None,
+            None => None,
             Some(v) => self.check(key, parse(v)),
         }
     }

@@ -141,6 +141,7 @@ impl HttpStatus for Error {
             Error::NoFile(_) => 400,
             Error::FileTooLarge(_) | Error::TooManyFiles(_) => 413,
             Error::UnsupportedFormat(_) => 415,
+            // Every domain rule, `WIP_LIMIT` (contract §20) included.
             Error::Validation(_) | Error::Rule(..) => 422,
             Error::Unavailable(_) => 503,
             Error::Config(_)
@@ -149,5 +150,21 @@ impl HttpStatus for Error {
             | Error::NoDatabase(_)
             | Error::Internal(_) => 500,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use board_core::{Error, Rule};
+
+    use super::HttpStatus;
+
+    #[test]
+    fn a_wip_limit_refusal_is_a_422() {
+        let e = Error::rule(
+            Rule::WipLimit,
+            "the column 'Doing' has a WIP limit of 2 cards",
+        );
+        assert_eq!((e.status_code(), e.code()), (422, "WIP_LIMIT"));
     }
 }

@@ -220,6 +220,32 @@ async fn racing_placements_on_two_server_processes_stay_beside_their_anchors() {
     testkit::order::race_placements(app.clone(), &bases, &todo, 48).await;
 }
 
+/// Contract §20: 48 moves raced into one column with a hard WIP limit of 5,
+/// over two server processes on one PostgreSQL database; exactly 5 land, every
+/// other one is `WIP_LIMIT`. Without the column set's lock (a move opened with
+/// `write_unlocked`) the column ends over its limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn racing_moves_on_two_server_processes_never_exceed_a_hard_wip_limit() {
+    let app = std::sync::Arc::new(common::spawn_app(Backend::Postgres).await);
+    let one = start_server(SERVER, &app.db, &[]).await;
+    let two = start_server(SERVER, &app.db, &[]).await;
+    let columns = app.columns().await;
+    let id = |i: usize| columns[i]["id"].as_str().unwrap().to_string();
+    app.settings(json!({"tenantId": app.tenant, "wipLimits": "HARD"}))
+        .await;
+    let limit = json!({ "wipLimit": 5 });
+    let r = app
+        .call("PATCH", &format!("/api/columns/{}", id(1)), Some(limit))
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let bases = [one.base.clone(), two.base.clone()];
+    testkit::wip::race_moves(app.clone(), &bases, &id(0), &id(1), 48, 5).await;
+}
+
 on_both_backends! {
     async fn first_run_bootstraps_once(backend) {
         let db = TestDb::new(backend).await;

@@ -105,6 +105,15 @@ on_both_backends! {
         counts.push(("GET …/history", n));
         let (_, n) = count(&app, "GET", &format!("/api/board?tenant={t}"), None).await;
         counts.push(("GET /api/board", n));
+        // Contract §20: the same move and create into a column with a hard WIP limit.
+        app.call("PATCH", "/api/settings", Some(json!({"tenantId": t, "wipLimits": "HARD"}))).await;
+        let done = cols[2]["id"].as_str().unwrap();
+        let r = app.call("PATCH", &format!("/api/columns/{done}"), Some(json!({"wipLimit": 10}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let (_, n) = count(&app, "PATCH", &format!("/api/cards/{card}"), Some(json!({"columnId": done}))).await;
+        counts.push(("PATCH /api/cards/[id] (move, hard WIP limit)", n));
+        let (_, n) = count(&app, "POST", "/api/cards", Some(json!({"tenantId": t, "title": "z", "columnId": done}))).await;
+        counts.push(("POST /api/cards (hard WIP limit)", n));
         assert_eq!(
             counts,
             BUDGET,
@@ -121,8 +130,10 @@ on_both_backends! {
 /// neighbour in one statement more, and nothing else: the position is bound
 /// into the move's `UPDATE`, where a plain move computes the column's end
 /// inline. (A used-up gap adds the renumbering's few statements, rarely: not
-/// on this route's first placement.)
-const BUDGET: [(&str, usize); 8] = [
+/// on this route's first placement.) A move or create into a column with a hard
+/// WIP limit (contract §20) costs no statement more: the limit and the count are
+/// read by the statement that already reads the target column.
+const BUDGET: [(&str, usize); 10] = [
     ("GET /api/columns", 2),
     ("POST /api/cards", 7),
     ("PATCH /api/cards/[id] (move)", 8),
@@ -131,4 +142,6 @@ const BUDGET: [(&str, usize); 8] = [
     ("GET …/comments", 4),
     ("GET …/history", 3),
     ("GET /api/board", 4),
+    ("PATCH /api/cards/[id] (move, hard WIP limit)", 8),
+    ("POST /api/cards (hard WIP limit)", 7),
 ];

@@ -27,6 +27,7 @@ use tokio::task::JoinHandle;
 pub mod order;
 pub mod process;
 pub mod sse;
+pub mod wip;
 
 pub use board_server::Config;
 

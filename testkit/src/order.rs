@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use tokio::sync::Barrier;
 
 use crate::sse::EventStream;
-use crate::App;
+use crate::{App, Res};
 
 /// The id of a JSON resource.
 fn id(v: &Value) -> String {
@@ -105,26 +105,14 @@ pub async fn race_placements(app: Arc<App>, bases: &[String], column: &str, move
         .enumerate()
         .map(|(i, m)| (m.clone(), anchors[1 + (i / 2) % 3].clone(), i % 2 == 0))
         .collect();
-    let barrier = Arc::new(Barrier::new(plan.len()));
-    let mut tasks = Vec::new();
-    for (i, (mover, anchor, after)) in plan.iter().cloned().enumerate() {
-        let (app, barrier, base) = (app.clone(), barrier.clone(), bases[i % bases.len()].clone());
-        tasks.push(tokio::spawn(async move {
-            let path = format!("/api/cards/{mover}");
-            let token = app.token.clone();
-            // Open this task's connection first, so the placements start together.
-            assert_eq!(
-                app.call_at(&base, &token, "GET", &path, None).await.status,
-                200
-            );
-            barrier.wait().await;
-            let side = if after { "afterId" } else { "beforeId" };
-            app.call_at(&base, &token, "PATCH", &path, Some(json!({ side: anchor })))
-                .await
-        }));
-    }
-    for t in tasks {
-        let r = t.await.expect("a placement task");
+    let patches = plan
+        .iter()
+        .map(|(mover, anchor, after)| {
+            let side = if *after { "afterId" } else { "beforeId" };
+            (mover.clone(), json!({ side: anchor }))
+        })
+        .collect();
+    for r in race_patches(&app, bases, patches).await {
         assert_eq!(r.status, 200, "a racing placement failed: {:?}", r.body);
     }
 
@@ -179,4 +167,35 @@ pub async fn race_placements(app: Arc<App>, bases: &[String], column: &str, move
         "no card lost or duplicated"
     );
     assert_eq!(replayed, now, "the events replay to the board's order");
+}
+
+/// Sends every `(card, body)` of `patches` as `PATCH /api/cards/{card}` at
+/// once, spread over the servers at `bases`, and returns the answers in order.
+/// Each task first opens its connection (a `GET` of its card), then all wait
+/// on one barrier, so the writes start together.
+pub async fn race_patches(
+    app: &Arc<App>,
+    bases: &[String],
+    patches: Vec<(String, Value)>,
+) -> Vec<Res> {
+    let barrier = Arc::new(Barrier::new(patches.len()));
+    let mut tasks = Vec::new();
+    for (i, (card, body)) in patches.into_iter().enumerate() {
+        let (app, barrier, base) = (app.clone(), barrier.clone(), bases[i % bases.len()].clone());
+        tasks.push(tokio::spawn(async move {
+            let path = format!("/api/cards/{card}");
+            let token = app.token.clone();
+            assert_eq!(
+                app.call_at(&base, &token, "GET", &path, None).await.status,
+                200
+            );
+            barrier.wait().await;
+            app.call_at(&base, &token, "PATCH", &path, Some(body)).await
+        }));
+    }
+    let mut answers = Vec::new();
+    for t in tasks {
+        answers.push(t.await.expect("a racing task"));
+    }
+    answers
 }

@@ -25,3 +25,4 @@ mod settings;
 mod unavailable;
 mod upload_caps;
 mod uploads;
+mod wip;

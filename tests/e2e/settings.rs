@@ -9,11 +9,11 @@ on_both_backends! {
         let path = format!("/api/settings?tenant={}", app.tenant);
         let r = app.call("GET", &path, None).await;
         assert_eq!(r.status, 200);
-        assert_eq!(r.body, json!({"tenantId": app.tenant, "columnScope": "TENANT", "columnManagement": true, "allowCrossProjectLinks": false}));
+        assert_eq!(r.body, json!({"tenantId": app.tenant, "columnScope": "TENANT", "columnManagement": true, "allowCrossProjectLinks": false, "wipLimits": "SOFT"}));
 
         let r = app.call("PATCH", "/api/settings", Some(json!({"tenantId": app.tenant, "columnScope": "PROJECT", "allowCrossProjectLinks": true}))).await;
         assert_eq!(r.status, 200);
-        assert_eq!(r.body, json!({"tenantId": app.tenant, "columnScope": "PROJECT", "columnManagement": true, "allowCrossProjectLinks": true}));
+        assert_eq!(r.body, json!({"tenantId": app.tenant, "columnScope": "PROJECT", "columnManagement": true, "allowCrossProjectLinks": true, "wipLimits": "SOFT"}));
         assert_eq!(app.call("GET", &path, None).await.body, r.body);
 
         for body in [

@@ -4,6 +4,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use sqlx::Row;
 
 use crate::access::{Actor, Role};
 use crate::error::{Error, Result, Rule, ValidationErrors};
@@ -12,6 +13,7 @@ use crate::history;
 use crate::ids::{ColumnId, ColumnSetId};
 use crate::store::{Lock, WriteTx};
 use crate::validate::{self, Fields, FromJson, Input};
+use crate::wip::{self, Room};
 use crate::Board;
 
 /// The exact confirmation that deleting a column's cards needs.
@@ -119,8 +121,9 @@ pub struct ColumnDeleted {
 
 impl Board {
     /// Deletes a column (Member). Refused with `LAST_COLUMN` for the last column
-    /// of its set, `DONE_COLUMN` for the done column (mark another first), and
-    /// `INVALID_TARGET_COLUMN` for a target outside the set.
+    /// of its set, `DONE_COLUMN` for the done column (mark another first),
+    /// `INVALID_TARGET_COLUMN` for a target outside the set, and `WIP_LIMIT`
+    /// when the moved cards would put the target over its hard limit.
     pub async fn delete_column(
         &self,
         actor: &Actor,
@@ -201,28 +204,39 @@ impl Board {
     }
 }
 
-/// The name of `target` when it is another column of `set`.
+/// The name of `target` when it is another column of `set`; `WIP_LIMIT` when
+/// the cards of `id` would put it over its hard limit (one statement; the
+/// caller holds the set's lock).
 async fn target_in_set(
     tx: &mut WriteTx,
     target: &ColumnId,
     id: &ColumnId,
     set: &ColumnSetId,
 ) -> Result<String> {
-    let name: Option<String> = if target == id {
+    let row = if target == id {
         None
     } else {
-        sqlx::query_scalar("SELECT name FROM columns WHERE id = $1 AND set_id = $2")
+        let sql = format!(
+            "SELECT c.name, {}, (SELECT COUNT(*) FROM cards WHERE column_id = $3) AS moving \
+             FROM columns c WHERE c.id = $1 AND c.set_id = $2",
+            wip::room_sql("c.id")
+        );
+        sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(target)
             .bind(set)
+            .bind(id)
             .fetch_optional(&mut **tx)
             .await?
     };
-    name.ok_or_else(|| {
+    let row = row.ok_or_else(|| {
         Error::rule(
             Rule::InvalidTargetColumn,
             "the target must be another column of the same set",
         )
-    })
+    })?;
+    let name: String = row.try_get("name")?;
+    Room::from_row(&row)?.admit(&name, row.try_get("moving")?)?;
+    Ok(name)
 }
 
 /// Appends every card of `from` to the end of `to`, keeping their order, with

@@ -29,6 +29,7 @@ use crate::store::{flag, Lock, WriteTx};
 use crate::text::Name;
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
+use crate::wip::WipLimit;
 use crate::Board;
 
 macro_rules! accents {
@@ -87,6 +88,8 @@ pub struct Column {
     pub position: i64,
     /// Whether it is the set's done column.
     pub done: bool,
+    /// The most cards it may hold (contract §20); `None`: no limit.
+    pub wip_limit: Option<WipLimit>,
 }
 
 /// The body of `POST /api/columns`.
@@ -110,6 +113,9 @@ pub struct NewColumn {
     /// Whether the new column takes the done mark.
     #[cfg_attr(feature = "openapi", schema(required = false, default = false))]
     pub done: bool,
+    /// The most cards it may hold (`wipLimit`, 1..=10000); absent or `null`: no limit.
+    #[cfg_attr(feature = "openapi", schema(required = false))]
+    pub wip_limit: Option<WipLimit>,
 }
 
 impl FromJson for NewColumn {
@@ -120,6 +126,7 @@ impl FromJson for NewColumn {
         let name = f.required("name", validate::name);
         let color = f.optional("color", accent);
         let done = f.optional("done", validate::boolean);
+        let wip_limit = f.nullable("wipLimit", WipLimit::from_json);
         f.finish()?;
         Ok(NewColumn {
             workspace_id: tenant.expect("checked"),
@@ -127,6 +134,7 @@ impl FromJson for NewColumn {
             name: name.expect("checked"),
             color: color.unwrap_or(Accent::Slate),
             done: done.unwrap_or(false),
+            wip_limit: wip_limit.flatten(),
         })
     }
 }
@@ -149,6 +157,7 @@ impl NewColumn {
             name,
             color: Accent::Slate,
             done: false,
+            wip_limit: None,
         }
     }
 
@@ -169,10 +178,16 @@ impl NewColumn {
         self.done = true;
         self
     }
+
+    /// With the WIP limit `limit` (`None`: no limit).
+    pub fn wip_limit(mut self, limit: Option<WipLimit>) -> NewColumn {
+        self.wip_limit = limit;
+        self
+    }
 }
 
 pub(crate) const COLUMN_SELECT: &str =
-    "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done \
+    "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done, c.wip_limit \
      FROM columns c JOIN column_sets s ON s.id = c.set_id";
 
 /// The order of a workspace's columns: the tenant set, then each project set
@@ -191,6 +206,9 @@ pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
         accent: Accent::parse(&accent).unwrap_or(Accent::Slate),
         position: row.try_get("position")?,
         done: flag(row.try_get("done")?),
+        wip_limit: row
+            .try_get::<Option<i64>, _>("wip_limit")?
+            .and_then(WipLimit::new),
     })
 }
 
@@ -264,7 +282,7 @@ impl Board {
             Actor::Account(a) => a,
         };
         let sql = format!(
-            "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done, \
+            "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done, c.wip_limit, \
                     (SELECT role FROM memberships m WHERE m.workspace_id = $1 AND m.account_id = $2) AS role \
              FROM columns c JOIN column_sets s ON s.id = c.set_id \
              LEFT JOIN projects p ON p.id = s.project_id WHERE s.workspace_id = $1 {WORKSPACE_ORDER}"
@@ -326,15 +344,16 @@ impl Board {
         .fetch_one(&mut *tx)
         .await?;
         let done = new.done || count == 0;
-        let id = insert_column(&mut tx, &set, &new.name, new.color, next, done).await?;
         let column = Column {
-            id,
+            id: ColumnId::new(),
             project_id: new.project_id,
             name: new.name.into_string(),
             accent: new.color,
             position: next,
             done,
+            wip_limit: new.wip_limit,
         };
+        insert_column(&mut tx, &set, &column).await?;
         tx.emit(Change::new("column.created", ws, actor, &column, &[]));
         tx.commit().await?;
         Ok(column)
@@ -392,37 +411,34 @@ impl Board {
     }
 }
 
-/// Inserts a column; with `done`, first takes the mark from the set's done column.
-/// The caller holds the set's lock.
+/// Inserts `column` into `set`; when it is `done`, first takes the mark from
+/// the set's done column. The caller holds the set's lock.
 pub(crate) async fn insert_column(
     tx: &mut WriteTx,
     set: &ColumnSetId,
-    name: &str,
-    accent: Accent,
-    position: i64,
-    done: bool,
-) -> Result<ColumnId> {
-    if done {
+    column: &Column,
+) -> Result<()> {
+    if column.done {
         sqlx::query("UPDATE columns SET done = 0 WHERE set_id = $1 AND done = 1")
             .bind(set)
             .execute(&mut **tx)
             .await?;
     }
-    let id = ColumnId::new();
     sqlx::query(
-        "INSERT INTO columns (id, set_id, name, accent, position, done, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        "INSERT INTO columns (id, set_id, name, accent, position, done, wip_limit, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
     )
-    .bind(&id)
+    .bind(&column.id)
     .bind(set)
-    .bind(name)
-    .bind(accent)
-    .bind(position)
-    .bind(i64::from(done))
+    .bind(&column.name)
+    .bind(column.accent)
+    .bind(column.position)
+    .bind(i64::from(column.done))
+    .bind(column.wip_limit.map(|l| i64::from(l.get())))
     .bind(now())
     .execute(&mut **tx)
     .await?;
-    Ok(id)
+    Ok(())
 }
 
 crate::ids::bind_as_text!(Accent);

@@ -1,4 +1,5 @@
-//! `PATCH /api/columns/[id]`: rename, recolour, and take the done mark.
+//! `PATCH /api/columns/[id]`: rename, recolour, take the done mark, and set
+//! or clear the WIP limit.
 
 use serde_json::Value;
 
@@ -10,6 +11,7 @@ use crate::ids::ColumnId;
 use crate::store::Lock;
 use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};
+use crate::wip::WipLimit;
 use crate::Board;
 
 /// The body of `PATCH /api/columns/[id]`; absent fields stay as they are.
@@ -30,6 +32,10 @@ pub struct ColumnPatch {
     /// `true` moves the done mark here; `false` on the done column is refused.
     #[cfg_attr(feature = "openapi", schema(nullable = false))]
     pub done: Option<bool>,
+    /// New WIP limit (`wipLimit`): `Some(None)` (`null` on the wire) removes it.
+    /// A limit below the column's current count is allowed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<WipLimit>))]
+    pub wip_limit: Option<Option<WipLimit>>,
 }
 
 impl FromJson for ColumnPatch {
@@ -38,8 +44,14 @@ impl FromJson for ColumnPatch {
         let name = f.optional("name", validate::name);
         let color = f.optional("color", accent);
         let done = f.optional("done", validate::boolean);
+        let wip_limit = f.present("wipLimit", WipLimit::from_json);
         f.finish()?;
-        Ok(ColumnPatch { name, color, done })
+        Ok(ColumnPatch {
+            name,
+            color,
+            done,
+            wip_limit,
+        })
     }
 }
 
@@ -59,6 +71,12 @@ impl ColumnPatch {
     /// Moves the set's done mark to the column.
     pub fn done(mut self) -> ColumnPatch {
         self.done = Some(true);
+        self
+    }
+
+    /// Sets the WIP limit (`None`: removes it).
+    pub fn wip_limit(mut self, limit: Option<WipLimit>) -> ColumnPatch {
+        self.wip_limit = Some(limit);
         self
     }
 }
@@ -98,12 +116,16 @@ impl Board {
             }
             _ => {}
         }
+        // `$4` says whether the limit changes, `$5` is the new one (NULL: none).
         sqlx::query(
-            "UPDATE columns SET name = COALESCE($2, name), accent = COALESCE($3, accent) WHERE id = $1",
+            "UPDATE columns SET name = COALESCE($2, name), accent = COALESCE($3, accent), \
+             wip_limit = CASE WHEN $4 = 1 THEN $5 ELSE wip_limit END WHERE id = $1",
         )
         .bind(id)
         .bind(patch.name.map(Name::into_string))
         .bind(patch.color.map(|c| c.as_str().to_string()))
+        .bind(i64::from(patch.wip_limit.is_some()))
+        .bind(patch.wip_limit.flatten().map(|l| i64::from(l.get())))
         .execute(&mut *tx)
         .await?;
         let column = self.find_column(&mut *tx, id).await?;

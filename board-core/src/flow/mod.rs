@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::ids::{CardId, ColumnId, ColumnSetId};
 use crate::query::SetQuery;
 use crate::time::{format_millis, tick, Timestamp};
+use crate::wip::WipLimit;
 use crate::Board;
 
 pub use window::{DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS};
@@ -119,6 +120,8 @@ pub struct FlowColumn {
     pub name: String,
     /// The cards in it now.
     pub wip: u64,
+    /// Its WIP limit (contract §20); `None` without one, or for a column gone.
+    pub wip_limit: Option<WipLimit>,
     /// The visits to it that ended in the window.
     pub time_in_column: Durations,
 }
@@ -272,6 +275,7 @@ impl Board {
                 column_id: Some(c.id.clone()),
                 name: c.name.clone(),
                 wip: wip.get(c.id.as_str()).copied().unwrap_or(0) as u64,
+                wip_limit: c.wip_limit,
                 time_in_column: stats("T", Some(c.id.as_str())),
             })
             .collect();
@@ -284,6 +288,7 @@ impl Board {
             column_id: None,
             name: p.label.clone().unwrap_or_default(),
             wip: 0,
+            wip_limit: None,
             time_in_column: p.durations.clone(),
         }));
         let done: HashMap<&str, i64> = parts

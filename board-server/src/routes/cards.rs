@@ -12,7 +12,7 @@ use super::{json, Answer, Request, SetParams};
     responses(
         (status = 201, description = "The new card (one history entry written), at the end of its column or beside its anchor", body = board_core::Card),
         (status = 409, description = "CONFLICT: another change took the place at the same moment (retry)", body = crate::error::ErrorBody),
-        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), INVALID_TARGET_COLUMN, or INVALID_ANCHOR (the anchor is not another card of the target column)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), INVALID_TARGET_COLUMN, INVALID_ANCHOR (the anchor is not another card of the target column), or WIP_LIMIT (the target column is at its hard WIP limit)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn create(mut req: Request) -> Answer {
@@ -45,7 +45,7 @@ pub(super) async fn get(req: Request) -> Answer {
     responses(
         (status = 200, description = "The card (a move to another column writes one history entry; a placement within the column writes none)", body = board_core::Card),
         (status = 409, description = "CONFLICT: another change took the place at the same moment (retry)", body = crate::error::ErrorBody),
-        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), INVALID_TARGET_COLUMN, or INVALID_ANCHOR (the anchor is not another card of the target column)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), INVALID_TARGET_COLUMN, INVALID_ANCHOR (the anchor is not another card of the target column), or WIP_LIMIT (the target column is at its hard WIP limit)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn patch(mut req: Request) -> Answer {

@@ -76,7 +76,7 @@ pub(super) async fn reorder(mut req: Request) -> Answer {
     responses(
         (status = 200, description = "The column", body = board_core::Column),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or column management is off (COLUMN_MANAGEMENT_DISABLED)", body = crate::error::ErrorBody),
-        (status = 422, description = "The body failed the schema, or done:false on the done column (DONE_MARK_REQUIRED)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema (wipLimit outside 1..=10000 included), or done:false on the done column (DONE_MARK_REQUIRED)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn update(mut req: Request) -> Answer {
@@ -97,7 +97,7 @@ pub(super) async fn update(mut req: Request) -> Answer {
     responses(
         (status = 200, description = "The column is deleted; its cards were moved or deleted", body = board_core::ColumnDeleted),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or column management is off (COLUMN_MANAGEMENT_DISABLED)", body = crate::error::ErrorBody),
-        (status = 422, description = "The body failed the schema, or LAST_COLUMN, DONE_COLUMN, INVALID_TARGET_COLUMN", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or LAST_COLUMN, DONE_COLUMN, INVALID_TARGET_COLUMN, WIP_LIMIT (the moved cards would put the target over its hard WIP limit)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn delete(mut req: Request) -> Answer {
