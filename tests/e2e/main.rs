@@ -6,6 +6,7 @@
 
 mod attachments;
 mod auth;
+mod authors;
 mod browser;
 mod cards;
 mod chromium;
