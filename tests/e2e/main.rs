@@ -17,6 +17,7 @@ mod events;
 mod flow;
 mod history;
 mod hostile;
+mod members;
 mod objects;
 mod openapi;
 mod order;
