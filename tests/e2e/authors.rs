@@ -1,7 +1,7 @@
 //! Who did what (contract §17): comment authorship, checked after the role
 //! and before the schema; a refusal changes nothing, images included.
 
-use crate::uploads::{id, png, upload};
+use crate::uploads::{id, png, pool, upload};
 use serde_json::{json, Value};
 use testkit::{self as common, on_every_store, App};
 
@@ -78,5 +78,71 @@ on_every_store! {
         // The author deletes their own.
         assert_eq!(app.call_as(&author, "DELETE", &one, None).await.status, 200);
         assert_eq!(app.call("GET", &path, None).await.body, Value::Array(vec![]));
+    }
+
+    async fn cards_history_links_and_files_name_who_made_them(backend) {
+        let app = common::spawn_app(backend).await;
+        let ann = app.account_in(&app.tenant, "ann", "member").await;
+        let pete = app.account_in(&app.tenant, "pete", "member").await;
+        let (ann_id, pete_id) = (account_id(&app, "ann").await, account_id(&app, "pete").await);
+        let cols = app.columns().await;
+        let doing = id(&cols[1]);
+        let r = app.call_as(&ann, "POST", "/api/cards", Some(json!({"tenantId": app.tenant, "title": "Mine"}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        assert_eq!(r.body["createdBy"], ann_id.as_str());
+        let card = id(&r.body);
+        let r = app.call_as(&pete, "PATCH", &format!("/api/cards/{card}"), Some(json!({"columnId": doing}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!(r.body["createdBy"], ann_id.as_str(), "a move keeps the creator");
+        let h = app.call_as(&pete, "GET", &format!("/api/cards/{card}/history"), None).await;
+        let actors: Vec<&Value> = h.body.as_array().unwrap().iter().map(|e| &e["actorId"]).collect();
+        assert_eq!(actors, [&json!(ann_id), &json!(pete_id)]);
+
+        // The CLI (the operator): null everywhere.
+        let by_cli = app.card_in(&app.tenant, "Scripted").await;
+        assert_eq!(by_cli["createdBy"], Value::Null);
+        let h = app.call("GET", &format!("/api/cards/{}/history", id(&by_cli)), None).await;
+        assert_eq!(h.body[0]["actorId"], Value::Null);
+
+        // A link and files carry their author.
+        let r = app.call_as(&pete, "POST", &format!("/api/cards/{card}/relations"),
+            Some(json!({"targetId": id(&by_cli), "kind": "RELATED"}))).await;
+        assert_eq!((r.status, &r.body["createdBy"]), (201, &json!(pete_id)), "{:?}", r.body);
+        let listed = app.call("GET", &format!("/api/cards/{card}/relations"), None).await;
+        assert_eq!(listed.body[0]["createdBy"], pete_id.as_str());
+        for place in ["attachments", "comments/uploads"] {
+            let r = upload(&app, &ann, &format!("/api/cards/{card}/{place}"), &[("files", "a.png", png())]).await;
+            assert_eq!((r.status, &r.body[0]["uploadedBy"]), (201, &json!(ann_id)), "{place}: {:?}", r.body);
+        }
+        let listed = app.call("GET", &format!("/api/cards/{card}/attachments"), None).await;
+        assert_eq!(listed.body[0]["uploadedBy"], ann_id.as_str());
+
+        // Events carry the fields in their subjects.
+        let rows: Vec<(String, String)> = sqlx::query_as("SELECT type, data FROM events ORDER BY seq")
+            .fetch_all(&pool(&app).await).await.unwrap();
+        let subject = |kind: &str| -> Value {
+            let (_, data) = rows.iter().find(|(t, _)| t == kind).expect(kind);
+            serde_json::from_str::<Value>(data).unwrap()["subject"].clone()
+        };
+        assert_eq!(subject("card.created")["createdBy"], ann_id.as_str());
+        assert_eq!(subject("relation.created")["createdBy"], pete_id.as_str());
+        assert_eq!(subject("attachment.created")["uploadedBy"], ann_id.as_str());
+    }
+
+    async fn a_column_delete_with_move_records_its_deleter_on_every_entry(backend) {
+        let app = common::spawn_app(backend).await;
+        let ada = app.account_in(&app.tenant, "ada", "admin").await;
+        let ada_id = account_id(&app, "ada").await;
+        let cols = app.columns().await;
+        let (todo, doing) = (id(&cols[0]), id(&cols[1]));
+        let cards = [id(&app.card_in(&app.tenant, "One").await), id(&app.card_in(&app.tenant, "Two").await)];
+        let r = app.call_as(&ada, "DELETE", &format!("/api/columns/{todo}"),
+            Some(json!({"cards": "MOVE", "targetColumnId": doing}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        for card in cards {
+            let h = app.call("GET", &format!("/api/cards/{card}/history"), None).await;
+            let actors: Vec<&Value> = h.body.as_array().unwrap().iter().map(|e| &e["actorId"]).collect();
+            assert_eq!(actors, [&Value::Null, &json!(ada_id)], "{card}");
+        }
     }
 }
