@@ -103,6 +103,23 @@ on_both_backends! {
         let table = app.cli(&["history", &card_id]).await;
         assert!(table.success);
         assert!(table.stdout.contains("Doing") && table.stdout.contains("from"), "{}", table.stdout);
+        // Who moved it: `board` for the CLI, the account's name for a move over HTTP.
+        assert_eq!(h[1]["actorId"], Value::Null);
+        let by = |out: &str| -> Vec<String> {
+            out.lines()
+                .filter(|l| l.starts_with('│') && !l.contains("when"))
+                .filter_map(|l| l.split(['│', '┆']).map(str::trim).rfind(|c| !c.is_empty()))
+                .map(str::to_string)
+                .collect()
+        };
+        assert_eq!(by(&table.stdout), ["board", "board"], "{}", table.stdout);
+        let r = app.call("PATCH", &format!("/api/cards/{card_id}"), Some(json!({"columnId": cols[1]["id"]}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let r = app.call("PATCH", &format!("/api/cards/{card_id}"), Some(json!({"columnId": cols[0]["id"]}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let me = app.operator().admin().list_accounts().await.unwrap().remove(0).name;
+        let table = app.cli(&["history", &card_id]).await;
+        assert_eq!(by(&table.stdout), ["board", "board", me.as_str()], "{}", table.stdout);
 
         let list = app.cli(&["columns", "list", "--workspace", &app.tenant]).await;
         assert!(list.success);
@@ -114,7 +131,7 @@ on_both_backends! {
 
         // The server sees the CLI's move.
         let r = app.call("GET", &format!("/api/cards/{card_id}/history"), None).await;
-        assert_eq!(r.body.as_array().unwrap().len(), 2);
+        assert_eq!(r.body.as_array().unwrap().len(), 3);
     }
 
     async fn errors_are_one_line_with_a_non_zero_exit(backend) {

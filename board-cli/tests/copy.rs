@@ -597,9 +597,9 @@ testkit::on_both_backends! {
             ("no manifest", |d| std::fs::remove_file(d.join("manifest.json")).unwrap(), "manifest.json"),
             ("a future format", |d| {
                 let f = d.join("manifest.json");
-                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 1", "\"formatVersion\": 2");
+                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 2", "\"formatVersion\": 3");
                 std::fs::write(&f, text).unwrap();
-            }, "version 2"),
+            }, "version 3"),
         ];
         for (what, damage, says) in cases {
             let copy = source.db.dir.path().join(format!("damaged-{}", cuid2::create_id()));
@@ -619,6 +619,78 @@ testkit::on_both_backends! {
         let again = cli(&target, &["import", export.to_str().unwrap()]).await;
         assert!(!again.success && again.stderr.contains("already holds data"), "{}", again.stderr);
     }
+}
+
+testkit::on_both_backends! {
+    async fn an_export_of_format_1_imports_with_null_actors(backend) {
+        let source = small_source().await;
+        let card = id(&source.card("Beta").await);
+        let export = source.db.dir.path().join("export");
+        cli(&source.db, &["export", "--out", export.to_str().unwrap()]).await.ok();
+        let made = source.operator().card_history(&board_core::Actor::Operator,
+            &board_core::CardId::parse(&card).unwrap()).await.unwrap();
+        assert!(made[0].actor_id.is_some(), "format 2 keeps the actor");
+        to_format_1(&export);
+        let target = TestDb::new(backend).await;
+        let report = cli(&target, &["--json", "import", export.to_str().unwrap()]).await.ok();
+        assert_eq!(report["tables"]["cards"], 2, "{report}");
+        let board = target.open().await;
+        let card = board_core::CardId::parse(&card).unwrap();
+        let got = board.card(&board_core::Actor::Operator, &card).await.unwrap();
+        assert_eq!(got.created_by, None);
+        let history = board.card_history(&board_core::Actor::Operator, &card).await.unwrap();
+        assert_eq!(history.len(), 1);
+        assert_eq!(history[0].actor_id, None, "rows that predate §17 have null");
+        board.close().await;
+    }
+}
+
+/// Rewrites a format 2 export as format 1 wrote it: no migration 11, none of
+/// the columns it added, new checksums.
+fn to_format_1(dir: &std::path::Path) {
+    use sha2::{Digest, Sha256};
+    let added = [
+        ("history", "actor_id"),
+        ("cards", "created_by"),
+        ("relations", "created_by"),
+        ("attachments", "uploaded_by"),
+    ];
+    let path = dir.join("manifest.json");
+    let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(manifest["formatVersion"], 2);
+    manifest["formatVersion"] = json!(1);
+    manifest["migrationVersion"] = json!(10);
+    manifest["migrations"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|v| v != 11);
+    for table in manifest["tables"].as_array_mut().unwrap() {
+        let name = table["name"].as_str().unwrap().to_string();
+        let Some((_, column)) = added.iter().find(|(t, _)| *t == name) else {
+            continue;
+        };
+        table["columns"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|c| c != column);
+        let file = dir.join(table["file"].as_str().unwrap());
+        let mut text = String::new();
+        for line in std::fs::read_to_string(&file).unwrap().lines() {
+            let mut row: Value = serde_json::from_str(line).unwrap();
+            assert!(
+                row.as_object_mut().unwrap().remove(*column).is_some(),
+                "{name}.{column}"
+            );
+            text.push_str(&format!("{row}\n"));
+        }
+        std::fs::write(&file, &text).unwrap();
+        let sha: String = Sha256::digest(text.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        table["sha256"] = json!(sha);
+    }
+    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {

@@ -13,7 +13,7 @@ use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
 use crate::events::Change;
 use crate::files::FileReader;
-use crate::ids::{is_cuid, AttachmentId, CardId, CommentId, WorkspaceId};
+use crate::ids::{is_cuid, AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::store::Lock;
 use crate::time::now;
 use crate::Board;
@@ -59,6 +59,10 @@ pub struct Attachment {
     pub scope: Scope,
     /// The comment it is bound to (`None` for card attachments and loose uploads).
     pub comment_id: Option<CommentId>,
+    /// The account that uploaded it (contract §17); null when the CLI did, and
+    /// for files uploaded before this field existed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub uploaded_by: Option<AccountId>,
     #[serde(skip)]
     pub(crate) card_id: CardId,
 }
@@ -73,6 +77,7 @@ struct Row {
     original_name: String,
     mime_type: String,
     size: i64,
+    uploaded_by: Option<AccountId>,
 }
 
 impl From<Row> for Attachment {
@@ -90,14 +95,15 @@ impl From<Row> for Attachment {
             mime_type: r.mime_type,
             size: r.size,
             comment_id: r.comment_id,
+            uploaded_by: r.uploaded_by,
             card_id: r.card_id,
         }
     }
 }
 
 pub(crate) const ATTACHMENT_SELECT: &str =
-    "SELECT id, card_id, comment_id, scope, stored_name, original_name, mime_type, size \
-     FROM attachments";
+    "SELECT id, card_id, comment_id, scope, stored_name, original_name, mime_type, size, \
+     uploaded_by FROM attachments";
 
 /// Loads attachments with a `WHERE …` clause on `$1`, bound to `key` (an id).
 pub(crate) async fn select<'e, E, K>(exec: E, clause: &str, key: &K) -> Result<Vec<Attachment>>
@@ -368,8 +374,8 @@ impl Board {
             let id = AttachmentId::new();
             sqlx::query(
                 "INSERT INTO attachments (id, card_id, comment_id, scope, stored_name, \
-                 original_name, mime_type, size, created_at) \
-                 VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8)",
+                 original_name, mime_type, size, created_at, uploaded_by) \
+                 VALUES ($1, $2, NULL, $3, $4, $5, $6, $7, $8, $9)",
             )
             .bind(&id)
             .bind(card)
@@ -379,6 +385,7 @@ impl Board {
             .bind(p.mime_type)
             .bind(p.size as i64)
             .bind(now())
+            .bind(actor.account())
             .execute(&mut *tx)
             .await?;
             ids.push(id);
@@ -475,6 +482,7 @@ mod tests {
             url: String::new(),
             scope: Scope::Card,
             comment_id: None,
+            uploaded_by: None,
             card_id: CardId::from_db(String::new()),
         }
     }

@@ -14,7 +14,7 @@ use crate::columns::Column;
 use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::history;
-use crate::ids::{CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
+use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::order::{self, Placement, Repositioned, Spot, SPACING};
 use crate::query::SetQuery;
 use crate::store::{Lock, WriteTx};
@@ -49,6 +49,10 @@ pub struct Card {
     /// When it last changed.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub updated_at: Timestamp,
+    /// The account that created it (contract §17); null when the CLI created
+    /// it, and for cards created before this field existed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub created_by: Option<AccountId>,
 }
 
 /// The body of `POST /api/cards` (its wire schema: `openapi.rs`).
@@ -197,12 +201,13 @@ pub struct BoardView {
 
 /// A card's columns, read from `cards k` (for joins).
 const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
-     k.title, k.position, k.created_at, k.updated_at";
+     k.title, k.position, k.created_at, k.updated_at, k.created_by";
 
 /// A card's columns as the wire type reads them, written once.
 macro_rules! card_columns {
     () => {
-        "id, workspace_id, project_id, column_id, title, position, created_at, updated_at"
+        "id, workspace_id, project_id, column_id, title, position, created_at, updated_at, \
+         created_by"
     };
 }
 
@@ -291,9 +296,9 @@ impl Board {
         // The card and its history counter at 1, then entry 1 (one statement each).
         let sql = format!(
             "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, \
-                                created_at, updated_at, history_seq) \
+                                created_at, updated_at, history_seq, created_by) \
              SELECT $1, $2, $3, $4, $5, COALESCE($7, COALESCE(MAX(position), 0) + {SPACING}), \
-                    $6, $6, 1 \
+                    $6, $6, 1, $8 \
              FROM cards WHERE column_id = $4 RETURNING {RETURNED}"
         );
         let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
@@ -304,13 +309,14 @@ impl Board {
             .bind(&new.title)
             .bind(at)
             .bind(position)
+            .bind(actor.account())
             .fetch_one(&mut *tx)
             .await
             .map_err(order::position_taken)?;
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, ws, &column, &spot);
         }
-        history::record(&mut tx, &id, None, &column_name).await?;
+        history::record(&mut tx, actor, &id, None, &column_name).await?;
         tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
@@ -394,7 +400,7 @@ impl Board {
             .await
             .map_err(order::position_taken)?;
         if let Some((to_name, from_name)) = names {
-            history::record(&mut tx, id, Some(&from_name), &to_name).await?;
+            history::record(&mut tx, actor, id, Some(&from_name), &to_name).await?;
         }
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, &moved.workspace_id, column, &spot);

@@ -10,7 +10,7 @@ use crate::access::{Actor, Role};
 use crate::attachments::{self, Attachment};
 use crate::error::{Error, Result, Rule};
 use crate::events::Change;
-use crate::ids::{AttachmentId, CardId, CommentId, WorkspaceId};
+use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::store::{Lock, WriteTx};
 use crate::text::CommentText;
 use crate::time::{now, Timestamp};
@@ -28,6 +28,10 @@ pub struct Comment {
     pub card_id: CardId,
     /// The Markdown, exactly as sent.
     pub content: String,
+    /// The account that wrote it (contract §17); null when the CLI wrote it,
+    /// or when its account was removed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub author_id: Option<AccountId>,
     /// When it was created.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub created_at: Timestamp,
@@ -43,6 +47,7 @@ struct Row {
     id: CommentId,
     card_id: CardId,
     content: String,
+    author_id: Option<AccountId>,
     created_at: Timestamp,
     updated_at: Timestamp,
 }
@@ -114,19 +119,56 @@ impl CommentInput {
     }
 }
 
-const COMMENT_SELECT: &str = "SELECT id, card_id, content, created_at, updated_at FROM comments";
+const COMMENT_SELECT: &str =
+    "SELECT id, card_id, content, author_id, created_at, updated_at FROM comments";
+
+/// What a change to a comment may do besides its author (contract §17).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Intent {
+    /// `PATCH`: its author only.
+    Edit,
+    /// `DELETE`: its author, or an ADMIN of its workspace.
+    Delete,
+}
 
 impl Board {
-    /// A comment's card and workspace; 404 when the comment does not exist.
-    async fn comment_home(&self, id: &CommentId) -> Result<(CardId, WorkspaceId)> {
-        let row: Option<(CardId, WorkspaceId)> = sqlx::query_as(
-            "SELECT c.card_id, k.workspace_id FROM comments c JOIN cards k ON k.id = c.card_id \
-             WHERE c.id = $1",
+    /// A comment's card and workspace, once `actor` may make `change` to it:
+    /// 404 when the comment does not exist, 403 when the actor does not reach
+    /// the workspace as a MEMBER, 403 `NOT_AUTHOR` when the comment is not
+    /// the actor's to change. The operator (the CLI, which writes comments
+    /// without an author) edits only comments without an author, and deletes
+    /// any comment, as an ADMIN of every workspace would.
+    async fn comment_home(
+        &self,
+        actor: &Actor,
+        id: &CommentId,
+        change: Intent,
+    ) -> Result<(CardId, WorkspaceId)> {
+        let row: Option<(CardId, WorkspaceId, Option<AccountId>)> = sqlx::query_as(
+            "SELECT c.card_id, k.workspace_id, c.author_id FROM comments c \
+             JOIN cards k ON k.id = c.card_id WHERE c.id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        row.ok_or(Error::NotFound("comment"))
+        let (card, workspace, author) = row.ok_or(Error::NotFound("comment"))?;
+        self.require(&self.pool, actor, &workspace, Role::Member)
+            .await?;
+        if actor.account() == author.as_ref() {
+            return Ok((card, workspace));
+        }
+        if change == Intent::Delete
+            && self
+                .require(&self.pool, actor, &workspace, Role::Admin)
+                .await
+                .is_ok()
+        {
+            return Ok((card, workspace));
+        }
+        Err(Error::NotAuthor(match change {
+            Intent::Edit => "only its author can edit a comment",
+            Intent::Delete => "only its author or an ADMIN of the workspace can delete a comment",
+        }))
     }
 
     /// A card's comments in chronological order, each with its images (Viewer).
@@ -178,7 +220,7 @@ impl Board {
         let row: Row = sqlx::query_as(
             "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
              SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2 \
-             RETURNING id, card_id, content, created_at, updated_at",
+             RETURNING id, card_id, content, author_id, created_at, updated_at",
         )
         .bind(&id)
         .bind(card)
@@ -200,7 +242,8 @@ impl Board {
         Ok(comment)
     }
 
-    /// Replaces a comment's content (Member). A given `attachmentIds` is the
+    /// Replaces a comment's content (Member, and its author: 403 `NOT_AUTHOR`
+    /// otherwise, before the body is checked). A given `attachmentIds` is the
     /// whole image list: new loose uploads are bound, bound images not listed
     /// are deleted with their files; absent leaves the images as they are.
     pub async fn update_comment(
@@ -209,9 +252,7 @@ impl Board {
         id: &CommentId,
         input: impl Into<Input<CommentInput>>,
     ) -> Result<Comment> {
-        let (card, workspace) = self.comment_home(id).await?;
-        self.require(&self.pool, actor, &workspace, Role::Member)
-            .await?;
+        let (card, workspace) = self.comment_home(actor, id, Intent::Edit).await?;
         let input = input.into().open()?;
         let mut tx = self.write(Lock::Card(&card)).await?;
         let updated =
@@ -256,11 +297,10 @@ impl Board {
         Ok(comment)
     }
 
-    /// Deletes a comment with its images and their files (Member).
+    /// Deletes a comment with its images and their files (Member, and its
+    /// author or an ADMIN of the workspace: 403 `NOT_AUTHOR` otherwise).
     pub async fn delete_comment(&self, actor: &Actor, id: &CommentId) -> Result<()> {
-        let (card, workspace) = self.comment_home(id).await?;
-        self.require(&self.pool, actor, &workspace, Role::Member)
-            .await?;
+        let (card, workspace) = self.comment_home(actor, id, Intent::Delete).await?;
         let mut tx = self.write(Lock::Card(&card)).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE comment_id = $1")
@@ -291,6 +331,7 @@ fn with_images(r: Row, attachments: Vec<Attachment>) -> Comment {
         id: r.id,
         card_id: r.card_id,
         content: r.content,
+        author_id: r.author_id,
         created_at: r.created_at,
         updated_at: r.updated_at,
         attachments,

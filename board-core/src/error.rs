@@ -119,6 +119,11 @@ pub enum Error {
     /// Attachments are off for the installation.
     #[error("attachments are disabled in this installation")]
     AttachmentsDisabled,
+    /// The account reaches the workspace with the role, but the comment is
+    /// not its own to change (contract §17): only its author edits it; its
+    /// author or an ADMIN of its workspace deletes it.
+    #[error("{0}")]
+    NotAuthor(&'static str),
     /// The named kind of resource does not exist (or the id is malformed).
     #[error("{0} not found")]
     NotFound(&'static str),
@@ -196,6 +201,7 @@ impl Error {
             Error::Forbidden(_) => "FORBIDDEN",
             Error::ColumnManagementDisabled => "COLUMN_MANAGEMENT_DISABLED",
             Error::AttachmentsDisabled => "ATTACHMENTS_DISABLED",
+            Error::NotAuthor(_) => "NOT_AUTHOR",
             Error::NotFound(_) | Error::Unknown(_) => "NOT_FOUND",
             Error::LinkExists => "LINK_EXISTS",
             Error::Conflict(_) => "CONFLICT",

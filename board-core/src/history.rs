@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::access::{Actor, Role};
 use crate::error::Result;
-use crate::ids::{CardId, ColumnId, HistoryId};
+use crate::ids::{AccountId, CardId, ColumnId, HistoryId};
 use crate::store::WriteTx;
 use crate::time::{now, Timestamp};
 use crate::Board;
@@ -26,23 +26,30 @@ pub struct HistoryEntry {
     /// When it happened.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub moved_at: Timestamp,
+    /// The account that made the change (contract §17); null when the CLI
+    /// made it, and for entries written before this field existed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub actor_id: Option<AccountId>,
 }
 
 /// Records one entry for `card`, numbered by the card's `history_seq`
 /// counter, which the caller's statement that created or moved the card has
 /// just set or advanced, with the id and done flag of the column the card is
 /// now in, and the visit it ends (the column and time of the card's previous
-/// entry; none for the first). The caller's transaction holds the card's set.
+/// entry; none for the first), and the account of `actor` (none for the
+/// operator). The caller's transaction holds the card's set.
 pub(crate) async fn record(
     tx: &mut WriteTx,
+    actor: &Actor,
     card: &CardId,
     from: Option<&str>,
     to: &str,
 ) -> Result<()> {
     sqlx::query(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
-                              from_column_id, from_at) \
-         SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done, p.to_column_id, p.moved_at \
+                              from_column_id, from_at, actor_id) \
+         SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done, p.to_column_id, p.moved_at, \
+                $6 \
          FROM cards k JOIN columns c ON c.id = k.column_id \
          LEFT JOIN history p ON p.card_id = k.id AND p.seq = k.history_seq - 1 WHERE k.id = $2",
     )
@@ -51,6 +58,7 @@ pub(crate) async fn record(
     .bind(from)
     .bind(to)
     .bind(now())
+    .bind(actor.account())
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -62,9 +70,11 @@ pub(crate) async fn record(
 /// Their `from_column_id` is null from the start: `column` is deleted in the
 /// same transaction, and its foreign key would null it then, one more write
 /// for each entry. Called by column deletion with `MOVE` right before the
-/// statement that moves the cards and advances their `history_seq`.
+/// statement that moves the cards and advances their `history_seq`. Every
+/// entry records `actor`'s account, the deleter (none for the operator).
 pub(crate) async fn append_column_move(
     tx: &mut WriteTx,
+    actor: &Actor,
     column: &ColumnId,
     to: &ColumnId,
     from_name: &str,
@@ -72,9 +82,9 @@ pub(crate) async fn append_column_move(
 ) -> Result<()> {
     let sql = format!(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
-                              from_column_id, from_at) \
+                              from_column_id, from_at, actor_id) \
          SELECT {}, c.id, c.history_seq + 1, $2, $3, $4, $5, \
-                (SELECT done FROM columns WHERE id = $5), NULL, p.moved_at \
+                (SELECT done FROM columns WHERE id = $5), NULL, p.moved_at, $6 \
          FROM cards c LEFT JOIN history p ON p.card_id = c.id AND p.seq = c.history_seq \
          WHERE c.column_id = $1",
         tx.new_id_sql()
@@ -85,6 +95,7 @@ pub(crate) async fn append_column_move(
         .bind(to_name)
         .bind(now())
         .bind(to)
+        .bind(actor.account())
         .execute(&mut **tx)
         .await?;
     Ok(())
@@ -95,7 +106,7 @@ impl Board {
     pub async fn card_history(&self, actor: &Actor, card: &CardId) -> Result<Vec<HistoryEntry>> {
         self.reach_card(actor, card, Role::Viewer).await?;
         Ok(sqlx::query_as(
-            "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
+            "SELECT id, from_name, to_name, moved_at, actor_id FROM history WHERE card_id = $1 ORDER BY seq",
         )
         .bind(card)
         .fetch_all(&self.pool)

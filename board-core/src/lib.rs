@@ -321,6 +321,7 @@ mod files;
 mod flow;
 mod history;
 mod ids;
+mod members;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod order;
@@ -369,6 +370,7 @@ pub use ids::{
     AccountId, AttachmentId, CardId, ColumnId, CommentId, HistoryId, ProjectId, RelationId,
     TokenId, WorkspaceId, CUID_PATTERN,
 };
+pub use members::WorkspaceMember;
 pub use order::Placement;
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};

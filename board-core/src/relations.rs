@@ -14,7 +14,7 @@ use crate::access::{Actor, Role};
 use crate::cards::Card;
 use crate::error::{is_unique_violation, Error, Result, Rule};
 use crate::events::Change;
-use crate::ids::{CardId, RelationId, WorkspaceId};
+use crate::ids::{AccountId, CardId, RelationId, WorkspaceId};
 use crate::settings;
 use crate::store::{Lock, WriteTx};
 use crate::time::{now, Timestamp};
@@ -83,6 +83,10 @@ pub struct Relation {
     /// When it was created.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub created_at: Timestamp,
+    /// The account that created it (contract §17); null when the CLI created
+    /// it, and for links created before this field existed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub created_by: Option<AccountId>,
 }
 
 /// The body of `POST /api/cards/[id]/relations`.
@@ -123,7 +127,7 @@ impl FromJson for NewRelation {
 }
 
 const RELATION_SELECT: &str =
-    "SELECT id, workspace_id, source_id, target_id, kind, created_at FROM relations";
+    "SELECT id, workspace_id, source_id, target_id, kind, created_at, created_by FROM relations";
 
 fn relation_from_row(row: &AnyRow) -> Result<Relation> {
     let kind: String = row.try_get("kind")?;
@@ -134,6 +138,9 @@ fn relation_from_row(row: &AnyRow) -> Result<Relation> {
         kind: RelationKind::parse(&kind)
             .ok_or_else(|| Error::Config(format!("unknown relation kind {kind:?}")))?,
         created_at: row.try_get("created_at")?,
+        created_by: row
+            .try_get::<Option<String>, _>("created_by")?
+            .map(AccountId::from_db),
     })
 }
 
@@ -178,10 +185,12 @@ impl Board {
             target_id: new.target_id.clone(),
             kind: new.kind,
             created_at: now(),
+            created_by: actor.account().cloned(),
         };
         sqlx::query(
-            "INSERT INTO relations (id, workspace_id, source_id, target_id, kind, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            "INSERT INTO relations (id, workspace_id, source_id, target_id, kind, created_at, \
+                                    created_by) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
         )
         .bind(&relation.id)
         .bind(&source_card.workspace_id)
@@ -189,6 +198,7 @@ impl Board {
         .bind(&relation.target_id)
         .bind(relation.kind)
         .bind(&relation.created_at)
+        .bind(&relation.created_by)
         .execute(&mut *tx)
         .await
         .map_err(insert_error)?;

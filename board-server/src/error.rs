@@ -133,9 +133,10 @@ impl HttpStatus for Error {
     fn status_code(&self) -> u16 {
         match self {
             Error::Unauthenticated => 401,
-            Error::Forbidden(_) | Error::ColumnManagementDisabled | Error::AttachmentsDisabled => {
-                403
-            }
+            Error::Forbidden(_)
+            | Error::ColumnManagementDisabled
+            | Error::AttachmentsDisabled
+            | Error::NotAuthor(_) => 403,
             Error::NotFound(_) | Error::Unknown(_) => 404,
             Error::LinkExists | Error::Conflict(_) | Error::Transfer(_) => 409,
             Error::NoFile(_) => 400,
@@ -166,5 +167,11 @@ mod tests {
             "the column 'Doing' has a WIP limit of 2 cards",
         );
         assert_eq!((e.status_code(), e.code()), (422, "WIP_LIMIT"));
+    }
+
+    #[test]
+    fn a_comment_of_someone_else_is_a_403_not_author() {
+        let e = Error::NotAuthor("only its author edits a comment");
+        assert_eq!((e.status_code(), e.code()), (403, "NOT_AUTHOR"));
     }
 }

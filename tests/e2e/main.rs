@@ -6,6 +6,7 @@
 
 mod attachments;
 mod auth;
+mod authors;
 mod browser;
 mod cards;
 mod chromium;
@@ -16,6 +17,7 @@ mod events;
 mod flow;
 mod history;
 mod hostile;
+mod members;
 mod objects;
 mod openapi;
 mod order;

@@ -57,6 +57,7 @@ const CONTRACT: &[(&str, &str)] = &[
     ("GET", "/api/cards/{}/relations"),
     ("POST", "/api/cards/{}/relations"),
     ("DELETE", "/api/relations/{}"),
+    ("GET", "/api/members"),
     ("GET", "/api/events"),
 ];
 

@@ -61,7 +61,8 @@ on_both_backends! {
         assert_eq!(ab["kind"], "PARENT");
         let at = ab["createdAt"].as_str().unwrap();
         assert!(at.len() == 24 && at.ends_with('Z'), "{at}");
-        assert_eq!(ab.as_object().unwrap().len(), 5, "{ab}");
+        assert_eq!(ab.as_object().unwrap().len(), 6, "{ab}");
+        assert!(ab["createdBy"].is_string(), "the account that linked them: {ab}");
 
         let r = link(&app, x, a, "RELATED").await;
         assert_eq!(r.status, 201, "{:?}", r.body);

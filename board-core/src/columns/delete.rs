@@ -167,7 +167,7 @@ impl Board {
             CardsFate::Move { target } => {
                 let to_name = target_in_set(&mut tx, &target, id, &set).await?;
                 outcome.cards_moved =
-                    move_cards(&mut tx, id, &target, &column.name, &to_name).await?;
+                    move_cards(&mut tx, actor, id, &target, &column.name, &to_name).await?;
             }
             CardsFate::Delete { .. } => {
                 tx.lock_column_cards(id).await?;
@@ -244,12 +244,13 @@ async fn target_in_set(
 /// history insert numbers each entry `history_seq + 1`; the move advances it).
 async fn move_cards(
     tx: &mut WriteTx,
+    actor: &Actor,
     from: &ColumnId,
     to: &ColumnId,
     from_name: &str,
     to_name: &str,
 ) -> Result<u64> {
-    history::append_column_move(tx, from, to, from_name, to_name).await?;
+    history::append_column_move(tx, actor, from, to, from_name, to_name).await?;
     // Shift the cards past the target's last card in one statement, the first
     // of them one spacing below it as an append would be: their order is kept,
     // gaps included, and positions stay unique in the target (contract §16).

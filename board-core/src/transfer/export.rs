@@ -24,8 +24,7 @@ use crate::error::{Error, Result};
 use crate::ids::is_cuid;
 use crate::{Admin, Board};
 
-/// The version of the export format this build writes and reads.
-pub const EXPORT_FORMAT_VERSION: u32 = 1;
+use super::previous::{Absent, EXPORT_FORMAT_VERSION};
 
 /// The `format` value of every manifest.
 const FORMAT: &str = "board-export";
@@ -86,7 +85,9 @@ fn to_json(row: &Row, cols: &[TableColumn]) -> serde_json::Value {
 }
 
 /// A JSON object as a row of `cols`: exactly those keys, each of its kind.
-fn from_json(line: &[u8], cols: &[TableColumn], table: &str) -> Result<Row> {
+/// A row of `table` from its JSON line; a column `absent` says an export of
+/// its version lacks is null.
+fn from_json(line: &[u8], cols: &[TableColumn], table: &str, absent: Absent) -> Result<Row> {
     let value: serde_json::Value =
         serde_json::from_slice(line).map_err(|e| corrupt(format!("{table}: {e}")))?;
     let serde_json::Value::Object(mut obj) = value else {
@@ -105,6 +106,7 @@ fn from_json(line: &[u8], cols: &[TableColumn], table: &str) -> Result<Row> {
                 "{table}.{}: a value of another type",
                 c.name
             ))),
+            (None, _) if absent.column(table, &c.name) => Ok(Value::Null),
             (None, _) => Err(corrupt(format!("{table}: a row without {}", c.name))),
         })
         .collect::<Result<Row>>()?;
@@ -178,10 +180,10 @@ fn verify(dir: &Path) -> Result<Manifest> {
         .map_err(|e| corrupt(format!("{}: {e}", dir.join(MANIFEST).display())))?;
     let manifest: Manifest =
         serde_json::from_slice(&text).map_err(|e| corrupt(format!("{MANIFEST}: {e}")))?;
-    if manifest.format != FORMAT || manifest.format_version != EXPORT_FORMAT_VERSION {
+    if manifest.format != FORMAT || Absent::of(manifest.format_version).is_none() {
         return Err(Error::Transfer(format!(
-            "{MANIFEST} is format {} version {}; this build reads {FORMAT} version \
-             {EXPORT_FORMAT_VERSION}",
+            "{MANIFEST} is format {} version {}; this build reads {FORMAT} versions 1 \
+             and {EXPORT_FORMAT_VERSION}",
             manifest.format, manifest.format_version
         )));
     }
@@ -382,7 +384,8 @@ impl Admin<'_> {
         let manifest = verify(dir)?;
         let mut tx = self.board.write_unlocked().await?;
         let schema = Schema::read(&mut tx, self.board.backend).await?;
-        if manifest.migrations != schema.versions {
+        let absent = Absent::of(manifest.format_version).expect("verified");
+        if manifest.migrations != absent.migrations(&schema.versions) {
             return Err(Error::Transfer(format!(
                 "the export is at migration version {}, this database at {}: \
                  import with the version of board that exported it",
@@ -392,7 +395,11 @@ impl Admin<'_> {
         }
         for (entry, cols) in manifest.tables.iter().zip(&schema.tables) {
             let mut theirs = entry.columns.clone();
-            let mut ours: Vec<String> = cols.iter().map(|c| c.name.clone()).collect();
+            let mut ours: Vec<String> = cols
+                .iter()
+                .filter(|c| !absent.column(&entry.name, &c.name))
+                .map(|c| c.name.clone())
+                .collect();
             theirs.sort();
             ours.sort();
             if theirs != ours {
@@ -425,7 +432,7 @@ impl Admin<'_> {
                     let body = line
                         .strip_suffix(b"\n")
                         .ok_or_else(|| corrupt(&entry.file))?;
-                    batch.push(from_json(body, cols, &entry.name)?);
+                    batch.push(from_json(body, cols, &entry.name, absent)?);
                     if batch.len() == size {
                         batches.push(std::mem::replace(&mut batch, Vec::with_capacity(size)));
                     }
@@ -496,14 +503,18 @@ mod tests {
         ]
     }
 
+    fn current() -> Absent {
+        Absent::of(EXPORT_FORMAT_VERSION).unwrap()
+    }
+
     #[test]
     fn rows_round_trip_through_json() {
         let row = vec![Value::Text("a\"b\n".into()), Value::Null];
         let line = serde_json::to_vec(&to_json(&row, &cols())).unwrap();
-        assert_eq!(from_json(&line, &cols(), "t").unwrap(), row);
+        assert_eq!(from_json(&line, &cols(), "t", current()).unwrap(), row);
         let row = vec![Value::Text("x".into()), Value::Int(i64::MAX)];
         let line = serde_json::to_vec(&to_json(&row, &cols())).unwrap();
-        assert_eq!(from_json(&line, &cols(), "t").unwrap(), row);
+        assert_eq!(from_json(&line, &cols(), "t", current()).unwrap(), row);
     }
 
     #[test]
@@ -517,7 +528,7 @@ mod tests {
             r#"["x", 1]"#,
             r#"{"id": "x", "n"#,
         ] {
-            let e = from_json(bad.as_bytes(), &cols(), "t").unwrap_err();
+            let e = from_json(bad.as_bytes(), &cols(), "t", current()).unwrap_err();
             assert!(matches!(e, Error::Transfer(_)), "{bad}: {e}");
         }
     }

@@ -10,6 +10,7 @@
 
 mod catalog;
 mod export;
+mod previous;
 
 use std::time::Duration;
 
@@ -26,7 +27,7 @@ use crate::store::{Backend, WriteTx};
 use crate::{Admin, Board};
 use catalog::{ColumnKind, TableColumn};
 
-pub use export::EXPORT_FORMAT_VERSION;
+pub use previous::EXPORT_FORMAT_VERSION;
 
 /// Every table of the schema, parents before children (foreign-key order): the
 /// order rows are copied, exported and imported in. A copy refuses a schema

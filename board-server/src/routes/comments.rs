@@ -51,6 +51,7 @@ pub(super) async fn create(mut req: Request) -> Answer {
     request_body = board_core::CommentInput,
     responses(
         (status = 200, description = "The comment", body = board_core::Comment),
+        (status = 403, description = "The account does not reach the workspace, its role is too low, or the comment is not its own (NOT_AUTHOR: only its author edits a comment, an ADMIN included); nothing changes", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
     ),
 )]
@@ -70,6 +71,7 @@ pub(super) async fn patch(mut req: Request) -> Answer {
     params(("id" = board_core::CommentId, Path, description = "The comment")),
     responses(
         (status = 200, description = "The comment is deleted with its images", body = super::Deleted),
+        (status = 403, description = "The account does not reach the workspace, its role is too low, or it is neither the comment's author nor an ADMIN of its workspace (NOT_AUTHOR); nothing changes", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn delete(req: Request) -> Answer {

@@ -13,6 +13,7 @@ mod events;
 mod files;
 mod flow;
 mod health;
+mod members;
 mod relations;
 mod settings;
 mod table;
@@ -266,6 +267,7 @@ route_table! {
     relations::list,
     relations::create,
     relations::delete,
+    members::list,
     events::stream,
 }
 
