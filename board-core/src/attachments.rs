@@ -9,8 +9,10 @@ use sqlx::{Any, Executor};
 use tokio::io::AsyncWriteExt;
 
 use crate::access::{Actor, Role};
+use crate::cards::CardList;
 use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
+use crate::etag::{Conditional, IfNoneMatch};
 use crate::events::Change;
 use crate::files::FileReader;
 use crate::ids::{is_cuid, AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
@@ -406,6 +408,25 @@ impl Board {
         let found = self.find_card(&self.pool, card).await?;
         self.require(&self.pool, actor, &found.workspace_id, Role::Viewer)
             .await?;
+        self.attachments_of(card).await
+    }
+
+    /// A card's CARD-scope attachments with their tag (contract §22), or only
+    /// the tag when `cond` names it (Viewer): a 304 costs one statement.
+    pub async fn card_attachments_if(
+        &self,
+        actor: &Actor,
+        card: &CardId,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<Vec<Attachment>>> {
+        let (_, tag) = self
+            .reach_card_list(actor, card, CardList::Attachments)
+            .await?;
+        Conditional::answer(tag, cond, self.attachments_of(card)).await
+    }
+
+    /// The CARD-scope attachments of a card, oldest first.
+    async fn attachments_of(&self, card: &CardId) -> Result<Vec<Attachment>> {
         select(
             &self.pool,
             "WHERE card_id = $1 AND scope = 'CARD' ORDER BY created_at, id",

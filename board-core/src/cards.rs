@@ -12,6 +12,7 @@ use sqlx::{Any, Executor, FromRow, Row};
 use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::columns::Column;
 use crate::error::{Error, Result, Rule};
+use crate::etag::{Conditional, ETag, IfMatch, IfNoneMatch};
 use crate::events::Change;
 use crate::history;
 use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
@@ -199,6 +200,9 @@ pub struct BoardView {
     pub columns: Vec<BoardColumn>,
 }
 
+/// The kind of a card's tag: the hash of its JSON.
+const CARD_TAG: &str = "card";
+
 /// A card's columns, read from `cards k` (for joins).
 const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
      k.title, k.position, k.created_at, k.updated_at, k.created_by";
@@ -235,6 +239,18 @@ impl Board {
         self.reach_card(actor, id, Role::Viewer).await
     }
 
+    /// A card with its tag (contract §22), or only the tag when `cond` names
+    /// it (Viewer). One statement: the tag is the hash of the card's JSON.
+    pub async fn card_if(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<Card>> {
+        let card = self.reach_card(actor, id, Role::Viewer).await?;
+        Conditional::of_payload(CARD_TAG, cond, card)
+    }
+
     /// The card, and the actor's reach of its workspace, in one statement:
     /// 404 when the card does not exist, then 403 below `min`.
     pub(crate) async fn reach_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Card> {
@@ -247,20 +263,54 @@ impl Board {
             }
             Actor::Account(a) => a,
         };
+        let row = self.card_row(id, Some(account), "").await?;
+        let role: Option<String> = row.try_get("role")?;
+        check_role(role.as_deref(), min)?;
+        Ok(Card::from_row(&row)?)
+    }
+
+    /// A card's row with the role of `account` in its workspace (`role`) and
+    /// the `extra` columns; 404 when there is no such card.
+    async fn card_row(
+        &self,
+        id: &CardId,
+        account: Option<&AccountId>,
+        extra: &str,
+    ) -> Result<AnyRow> {
         let sql = format!(
-            "SELECT {CARD_COLUMNS}, (SELECT role FROM memberships m \
+            "SELECT {CARD_COLUMNS}{extra}, (SELECT role FROM memberships m \
                  WHERE m.workspace_id = k.workspace_id AND m.account_id = $2) AS role \
              FROM cards k WHERE k.id = $1"
         );
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .bind(account)
             .fetch_optional(&self.pool)
             .await?
-            .ok_or(Error::NotFound("card"))?;
-        let role: Option<String> = row.try_get("role")?;
-        check_role(role.as_deref(), min)?;
-        Ok(Card::from_row(&row)?)
+            .ok_or(Error::NotFound("card"))
+    }
+
+    /// The card, the actor's reach (404, then 403 below Viewer) and the tag of
+    /// one of its lists (contract §22), in one statement. The tag comes from the
+    /// versions the list's writes advance (see [`CardList`]), read before the
+    /// list itself, so a tag is never newer than the payload it is sent with.
+    pub(crate) async fn reach_card_list(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        list: CardList,
+    ) -> Result<(Card, ETag)> {
+        let account = match actor {
+            Actor::Account(a) => Some(a),
+            Actor::Operator | Actor::Session(_) => None,
+        };
+        let (_, versions) = list.sql();
+        let row = self.card_row(id, account, &format!(", {versions}")).await?;
+        let card = Card::from_row(&row)?;
+        check_reach(actor, &card, &row, Role::Viewer)?;
+        let v1: i64 = row.try_get("v1")?;
+        let v2: i64 = row.try_get("v2")?;
+        Ok((card, list.tag(id, v1, v2)))
     }
 
     /// Creates a card at the end of its column, or at its placement (Member), and writes its first
@@ -334,9 +384,28 @@ impl Board {
         id: &CardId,
         input: impl Into<Input<CardPatch>>,
     ) -> Result<Card> {
+        self.update_card_if(actor, id, input, &IfMatch::none())
+            .await
+    }
+
+    /// [`Board::update_card`] under an `If-Match` condition (contract §22): the
+    /// card re-read under the write's lock must still have a tag `cond` names
+    /// (the tag of [`Board::card_if`]), else `PRECONDITION_FAILED` and nothing
+    /// changes.
+    pub async fn update_card_if(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        input: impl Into<Input<CardPatch>>,
+        cond: &IfMatch,
+    ) -> Result<Card> {
         let place = self.place_card(actor, id, Role::Member).await?;
         let patch = input.into().open()?;
         let (mut tx, card, effect) = self.write_card(place).await?;
+        cond.check(
+            || ETag::of_payload(CARD_TAG, &card),
+            "the card changed since it was read",
+        )?;
         let at = now();
         let title = patch
             .title
@@ -472,11 +541,33 @@ impl Board {
     /// tenant set) with each column's cards in order (Viewer). A project
     /// outside the workspace is a 422 on `project`.
     pub async fn board(&self, actor: &Actor, query: &SetQuery) -> Result<BoardView> {
+        let read = self.board_if(actor, query, &IfNoneMatch::none()).await?;
+        read.into_payload()
+            .ok_or_else(|| Error::Internal("a board read without a condition".into()))
+    }
+
+    /// The board with its tag (contract §22), or only the tag when `cond`
+    /// names it (Viewer). The tag is read in the statement that finds the set
+    /// in effect, before the payload: the set's version (every write of its
+    /// columns and cards advances it under the set's lock) and the settings'
+    /// version (`wipLimits` decides `overLimit`). A 304 costs that one statement.
+    pub async fn board_if(
+        &self,
+        actor: &Actor,
+        query: &SetQuery,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<BoardView>> {
         let ws = query.workspace_id();
         self.require(&self.pool, actor, ws, Role::Viewer).await?;
-        let set = self
-            .set_in_effect(&self.pool, ws, query.project_key(), "project")
+        let (set, versions) = self
+            .set_in_effect_versioned(&self.pool, ws, query.project_key(), "project")
             .await?;
+        let tag = ETag::of_versions("board", set.as_ref(), &versions);
+        Conditional::answer(tag, cond, self.board_of_set(set)).await
+    }
+
+    /// The board payload of a set.
+    async fn board_of_set(&self, set: ColumnSetId) -> Result<BoardView> {
         let columns = self.set_columns(&self.pool, &set).await?;
         let sql = format!(
             "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
@@ -529,14 +620,7 @@ impl Board {
             .await?
             .ok_or(Error::NotFound("card"))?;
         let card = Card::from_row(&row)?;
-        match actor {
-            Actor::Operator => {}
-            Actor::Session(s) => check_role_of(s.role_in(&card.workspace_id), min)?,
-            Actor::Account(_) => {
-                let role: Option<String> = row.try_get("role")?;
-                check_role(role.as_deref(), min)?;
-            }
-        }
+        check_reach(actor, &card, &row, min)?;
         Ok(Place {
             card,
             sets: [row.try_get("current_set")?, row.try_get("effect_set")?],
@@ -672,4 +756,57 @@ fn new_card_column(row: Option<AnyRow>) -> Result<Option<Target>> {
         row.try_get("name")?,
         Room::from_row(&row)?,
     )))
+}
+
+/// The actor's reach of a card's workspace (403 below `min`), from a row that
+/// selected `role`: the membership of an `Actor::Account`.
+fn check_reach(actor: &Actor, card: &Card, row: &AnyRow, min: Role) -> Result<()> {
+    match actor {
+        Actor::Operator => Ok(()),
+        Actor::Session(s) => check_role_of(s.role_in(&card.workspace_id), min),
+        Actor::Account(_) => {
+            let role: Option<String> = row.try_get("role")?;
+            check_role(role.as_deref(), min)
+        }
+    }
+}
+
+/// A list of a card's (contract §22), and the versions that tag it: each is
+/// advanced by every write that changes the list, under the lock that write
+/// already holds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum CardList {
+    /// Comments (with their images): `cards.version`, advanced by
+    /// `Lock::Card`, which every comment and attachment write takes.
+    Comments,
+    /// CARD-scope attachments: `cards.version`, as comments.
+    Attachments,
+    /// History: `cards.history_seq`, advanced by every entry written.
+    History,
+    /// Relations: the workspace's version (`Lock::Workspace`, taken by every
+    /// link created or deleted) and the number of the card's links, which
+    /// only a deleted card (its links cascade) lowers without that lock.
+    Relations,
+}
+
+impl CardList {
+    /// The tag's kind and the SQL of its two versions (`v1`, `v2`) over `cards k`.
+    fn sql(self) -> (&'static str, &'static str) {
+        match self {
+            CardList::Comments => ("comments", "k.version AS v1, 0 AS v2"),
+            CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),
+            CardList::History => ("history", "k.history_seq AS v1, 0 AS v2"),
+            CardList::Relations => (
+                "relations",
+                "(SELECT w.version FROM workspaces w WHERE w.id = k.workspace_id) AS v1, \
+                 (SELECT COUNT(*) FROM relations r WHERE r.source_id = k.id) + \
+                 (SELECT COUNT(*) FROM relations r WHERE r.target_id = k.id) AS v2",
+            ),
+        }
+    }
+
+    /// The tag of the list, from the version its lock row had (`v1`) and `v2`.
+    pub(crate) fn tag(self, card: &CardId, v1: i64, v2: i64) -> ETag {
+        ETag::of_versions(self.sql().0, card.as_ref(), &[v1, v2])
+    }
 }

@@ -8,7 +8,9 @@ use serde_json::Value;
 
 use crate::access::{Actor, Role};
 use crate::attachments::{self, Attachment};
+use crate::cards::CardList;
 use crate::error::{Error, Result, Rule};
+use crate::etag::{Conditional, IfMatch, IfNoneMatch};
 use crate::events::Change;
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::store::{Lock, WriteTx};
@@ -178,6 +180,25 @@ impl Board {
     /// A card's comments in chronological order, each with its images (Viewer).
     pub async fn card_comments(&self, actor: &Actor, card: &CardId) -> Result<Vec<Comment>> {
         self.reach_card(actor, card, Role::Viewer).await?;
+        self.comments_of(card).await
+    }
+
+    /// A card's comments with their tag (contract §22), or only the tag when
+    /// `cond` names it (Viewer): a 304 costs one statement.
+    pub async fn card_comments_if(
+        &self,
+        actor: &Actor,
+        card: &CardId,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<Vec<Comment>>> {
+        let (_, tag) = self
+            .reach_card_list(actor, card, CardList::Comments)
+            .await?;
+        Conditional::answer(tag, cond, self.comments_of(card)).await
+    }
+
+    /// The comments of a card, each with its images.
+    async fn comments_of(&self, card: &CardId) -> Result<Vec<Comment>> {
         let sql = format!("{COMMENT_SELECT} WHERE card_id = $1 ORDER BY seq");
         let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(card)
@@ -256,9 +277,28 @@ impl Board {
         id: &CommentId,
         input: impl Into<Input<CommentInput>>,
     ) -> Result<Comment> {
+        self.update_comment_if(actor, id, input, &IfMatch::none())
+            .await
+    }
+
+    /// [`Board::update_comment`] under an `If-Match` condition (contract §22):
+    /// under the card's lock, the card's comments must still have a tag `cond`
+    /// names (the tag of [`Board::card_comments_if`]), else
+    /// `PRECONDITION_FAILED` and nothing changes.
+    pub async fn update_comment_if(
+        &self,
+        actor: &Actor,
+        id: &CommentId,
+        input: impl Into<Input<CommentInput>>,
+        cond: &IfMatch,
+    ) -> Result<Comment> {
         let (card, workspace) = self.comment_home(actor, id, Intent::Edit).await?;
         let input = input.into().open()?;
-        let mut tx = self.write(Lock::Card(&card)).await?;
+        let (mut tx, version) = self.write_at(Lock::Card(&card)).await?;
+        cond.check(
+            || Ok(CardList::Comments.tag(&card, version, 0)),
+            "the card's comments changed since they were read",
+        )?;
         let updated =
             sqlx::query("UPDATE comments SET content = $2, updated_at = $3 WHERE id = $1")
                 .bind(id)

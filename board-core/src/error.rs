@@ -133,6 +133,10 @@ pub enum Error {
     /// A link between the two cards already exists.
     #[error("a link between these two cards already exists")]
     LinkExists,
+    /// An `If-Match` precondition (contract §22) names no current tag of the
+    /// resource: it changed since the client read it, and nothing was changed.
+    #[error("{0}")]
+    PreconditionFailed(&'static str),
     /// A unique name or similar is taken (operator commands).
     #[error("{0}")]
     Conflict(String),
@@ -204,6 +208,7 @@ impl Error {
             Error::NotAuthor(_) => "NOT_AUTHOR",
             Error::NotFound(_) | Error::Unknown(_) => "NOT_FOUND",
             Error::LinkExists => "LINK_EXISTS",
+            Error::PreconditionFailed(_) => "PRECONDITION_FAILED",
             Error::Conflict(_) => "CONFLICT",
             Error::NoFile(_) => "NO_FILE",
             Error::FileTooLarge(_) => "FILE_TOO_LARGE",

@@ -6,7 +6,9 @@
 use serde::Serialize;
 
 use crate::access::{Actor, Role};
+use crate::cards::CardList;
 use crate::error::Result;
+use crate::etag::{Conditional, IfNoneMatch};
 use crate::ids::{AccountId, CardId, ColumnId, HistoryId};
 use crate::store::WriteTx;
 use crate::time::{now, Timestamp};
@@ -105,6 +107,23 @@ impl Board {
     /// A card's history, oldest first (Viewer).
     pub async fn card_history(&self, actor: &Actor, card: &CardId) -> Result<Vec<HistoryEntry>> {
         self.reach_card(actor, card, Role::Viewer).await?;
+        self.history_of(card).await
+    }
+
+    /// A card's history with its tag (contract §22), or only the tag when
+    /// `cond` names it (Viewer): a 304 costs one statement.
+    pub async fn card_history_if(
+        &self,
+        actor: &Actor,
+        card: &CardId,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<Vec<HistoryEntry>>> {
+        let (_, tag) = self.reach_card_list(actor, card, CardList::History).await?;
+        Conditional::answer(tag, cond, self.history_of(card)).await
+    }
+
+    /// The entries of a card, oldest first.
+    async fn history_of(&self, card: &CardId) -> Result<Vec<HistoryEntry>> {
         Ok(sqlx::query_as(
             "SELECT id, from_name, to_name, moved_at, actor_id FROM history WHERE card_id = $1 ORDER BY seq",
         )

@@ -316,6 +316,7 @@ mod comments;
 mod detect;
 mod directory;
 mod error;
+mod etag;
 mod events;
 mod files;
 mod flow;
@@ -359,6 +360,7 @@ pub use columns::{
 pub use comments::{Comment, CommentInput};
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
+pub use etag::{Conditional, ETag, IfMatch, IfNoneMatch, PAYLOAD_REVISION};
 pub use events::{Event, FeedItem, Subscription, ACCESS_RECHECK};
 pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
 pub use flow::{
@@ -577,9 +579,15 @@ impl Board {
     /// and decides under. More locks may follow, parent first
     /// (`store::WriteTx::lock`).
     pub(crate) async fn write(&self, lock: store::Lock<'_>) -> Result<store::WriteTx> {
+        Ok(self.write_at(lock).await?.0)
+    }
+
+    /// [`Board::write`], with the version the locked row had before this
+    /// transaction advanced it (what an `If-Match` compares, under the lock).
+    pub(crate) async fn write_at(&self, lock: store::Lock<'_>) -> Result<(store::WriteTx, i64)> {
         let mut tx = self.write_unlocked().await?;
-        tx.lock(lock).await?;
-        Ok(tx)
+        let version = tx.lock(lock).await?;
+        Ok((tx, version))
     }
 
     /// Opens a write transaction without a parent lock, for changes that decide

@@ -11,8 +11,9 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
-use crate::cards::Card;
+use crate::cards::{Card, CardList};
 use crate::error::{is_unique_violation, Error, Result, Rule};
+use crate::etag::{Conditional, IfNoneMatch};
 use crate::events::Change;
 use crate::ids::{AccountId, CardId, RelationId, WorkspaceId};
 use crate::settings;
@@ -150,6 +151,25 @@ impl Board {
         let found = self.find_card(&self.pool, card).await?;
         self.require(&self.pool, actor, &found.workspace_id, Role::Viewer)
             .await?;
+        self.relations_of(card).await
+    }
+
+    /// A card's links with their tag (contract §22), or only the tag when
+    /// `cond` names it (Viewer): a 304 costs one statement.
+    pub async fn card_relations_if(
+        &self,
+        actor: &Actor,
+        card: &CardId,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<Vec<Relation>>> {
+        let (_, tag) = self
+            .reach_card_list(actor, card, CardList::Relations)
+            .await?;
+        Conditional::answer(tag, cond, self.relations_of(card)).await
+    }
+
+    /// Every link of a card, oldest first.
+    async fn relations_of(&self, card: &CardId) -> Result<Vec<Relation>> {
         let sql = format!(
             "{RELATION_SELECT} WHERE source_id = $1 OR target_id = $1 ORDER BY created_at, id"
         );

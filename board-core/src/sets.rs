@@ -23,32 +23,81 @@ impl Board {
     where
         E: Executor<'e, Database = Any>,
     {
-        // A malformed project id is no project of the workspace (and is never
-        // sent to the database: it may hold NUL, which PostgreSQL refuses).
-        let project = match project {
-            Some(p) if !crate::ids::is_cuid(p) => Some(""),
-            p => p,
-        };
-        let sql = format!(
-            "SELECT {} AS effect_set, \
-             (SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2) AS project_set",
+        let row = set_row(exec, ws, project, "").await?;
+        effect_of(&row, project, field)
+    }
+
+    /// [`Board::set_in_effect`] and, in the same statement, the versions that
+    /// tag the board of that set (contract §22): the set's and the settings'.
+    pub(crate) async fn set_in_effect_versioned<'e, E>(
+        &self,
+        exec: E,
+        ws: &WorkspaceId,
+        project: Option<&str>,
+        field: &str,
+    ) -> Result<(ColumnSetId, [i64; 2])>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let versions = format!(
+            ", (SELECT version FROM column_sets v WHERE v.id = {}) AS set_version, \
+             (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version",
             effect_set_sql("$1", "$2")
         );
-        let row: AnyRow = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(ws)
-            .bind(project.unwrap_or(""))
-            .fetch_one(exec)
-            .await?;
-        let effect: Option<ColumnSetId> = row.try_get("effect_set")?;
-        let project_set: Option<ColumnSetId> = row.try_get("project_set")?;
-        match (effect, project, project_set) {
-            (None, _, _) => Err(Error::not_reached()),
-            (Some(_), Some(_), None) => Err(ValidationErrors::one(
-                field,
-                "not a project of this workspace",
-            )),
-            (Some(set), _, _) => Ok(set),
-        }
+        let row = set_row(exec, ws, project, &versions).await?;
+        let set = effect_of(&row, project, field)?;
+        let set_version: Option<i64> = row.try_get("set_version")?;
+        let settings_version: Option<i64> = row.try_get("settings_version")?;
+        Ok((
+            set,
+            [
+                set_version.unwrap_or_default(),
+                settings_version.unwrap_or_default(),
+            ],
+        ))
+    }
+}
+
+/// The row of the set in effect (and `extra` columns): a malformed project id
+/// is no project of the workspace (and is never sent to the database: it may
+/// hold NUL, which PostgreSQL refuses).
+async fn set_row<'e, E>(
+    exec: E,
+    ws: &WorkspaceId,
+    project: Option<&str>,
+    extra: &str,
+) -> Result<AnyRow>
+where
+    E: Executor<'e, Database = Any>,
+{
+    let project = match project {
+        Some(p) if !crate::ids::is_cuid(p) => Some(""),
+        p => p,
+    };
+    let sql = format!(
+        "SELECT {} AS effect_set, \
+         (SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2) AS project_set{extra}",
+        effect_set_sql("$1", "$2")
+    );
+    Ok(sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(ws)
+        .bind(project.unwrap_or(""))
+        .fetch_one(exec)
+        .await?)
+}
+
+/// The set in effect from its row: 403 without a workspace, 422 on `field` for a
+/// project outside it.
+fn effect_of(row: &AnyRow, project: Option<&str>, field: &str) -> Result<ColumnSetId> {
+    let effect: Option<ColumnSetId> = row.try_get("effect_set")?;
+    let project_set: Option<ColumnSetId> = row.try_get("project_set")?;
+    match (effect, project, project_set) {
+        (None, _, _) => Err(Error::not_reached()),
+        (Some(_), Some(_), None) => Err(ValidationErrors::one(
+            field,
+            "not a project of this workspace",
+        )),
+        (Some(set), _, _) => Ok(set),
     }
 }
 

@@ -32,7 +32,8 @@ use crate::error::ErrorBody;
 use crate::routes::RouteTemplate;
 
 /// The request headers a browser client may send.
-pub const ALLOWED_HEADERS: &str = "authorization, content-type, last-event-id, x-request-id";
+pub const ALLOWED_HEADERS: &str =
+    "authorization, content-type, if-match, if-none-match, last-event-id, x-request-id";
 /// How long a browser may cache a preflight answer, in seconds.
 pub const MAX_AGE_SECONDS: u32 = 600;
 
@@ -168,9 +169,13 @@ fn decorate(headers: &HeaderMap, response: &mut Response, origins: &AllowedOrigi
     );
     h.insert(
         ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static(crate::observe::REQUEST_ID),
+        HeaderValue::from_static(EXPOSED_HEADERS),
     );
 }
+
+/// The response headers a browser client may read beyond the safe ones: the
+/// request id and the entity tag of a conditional read (contract §22).
+pub const EXPOSED_HEADERS: &str = "etag, x-request-id";
 
 /// True when `origin` names the server itself: its authority is the
 /// request's `Host` (the scheme is the proxy's business, so it is not compared).

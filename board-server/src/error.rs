@@ -140,6 +140,7 @@ impl HttpStatus for Error {
             Error::NotFound(_) | Error::Unknown(_) => 404,
             Error::LinkExists | Error::Conflict(_) | Error::Transfer(_) => 409,
             Error::NoFile(_) => 400,
+            Error::PreconditionFailed(_) => 412,
             Error::FileTooLarge(_) | Error::TooManyFiles(_) => 413,
             Error::UnsupportedFormat(_) => 415,
             // Every domain rule, `WIP_LIMIT` (contract §20) included.

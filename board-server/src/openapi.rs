@@ -52,12 +52,19 @@ than the server's own (its `Host`) or one listed in `--allowed-origins`, or, wit
 CORS: for an origin listed in `--allowed-origins` (`BOARD_ALLOWED_ORIGINS`), a preflight \
 `OPTIONS` on any route answers 204 with `Access-Control-Allow-Origin` (that origin), \
 `Access-Control-Allow-Methods` (the route's methods), `Access-Control-Allow-Headers` \
-(`authorization, content-type, last-event-id, x-request-id`), \
+(`authorization, content-type, if-match, if-none-match, last-event-id, x-request-id`), \
 `Access-Control-Allow-Credentials: true`, `Access-Control-Max-Age` and `Vary: Origin`; \
 every response to it carries `Access-Control-Allow-Origin`, \
 `Access-Control-Allow-Credentials: true`, `Vary: Origin` and \
-`Access-Control-Expose-Headers: x-request-id`. A preflight from an origin not listed \
+`Access-Control-Expose-Headers: etag, x-request-id`. A preflight from an origin not listed \
 is 403 `CROSS_ORIGIN`, without `Access-Control-Allow-Origin`.
+
+Conditional requests: `GET /api/board`, `GET /api/columns`, `GET /api/cards/{id}` and \
+a card's `comments`, `history`, `relations` and `attachments` answer with a strong \
+`ETag`; `If-None-Match` naming it (weak comparison, lists, `*`) gets 304 without a body, \
+after the credential and access checks. `PATCH /api/cards/{id}` and \
+`PATCH /api/comments/{id}` take `If-Match` (the tag of the card, or of the card's \
+comments; strong comparison): a stale tag is 412 `PRECONDITION_FAILED` and changes nothing.
 
 When the database cannot be reached, every route answers 503 `UNAVAILABLE` with \
 `Retry-After`.

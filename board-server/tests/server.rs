@@ -512,3 +512,46 @@ on_both_backends! {
         assert!(db.files_dir().read_dir().unwrap().next().is_none(), "no file left behind");
     }
 }
+
+// Contract §22: 8 PATCHes with the same `If-Match`, split over two server
+// processes on one database, 5 rounds on a card and 5 on a comment: one
+// wins, the 7 others get 412 and change nothing. The tag is checked under
+// the write's lock; checked on a read before it, several of the 8 won
+// (ARCHITECTURE.md, *Conditional requests*).
+on_both_backends! {
+    async fn racing_if_match_patches_on_two_server_processes_let_one_through(backend) {
+        let app = std::sync::Arc::new(common::spawn_app(backend).await);
+        let one = start_server(SERVER, &app.db, &[]).await;
+        let two = start_server(SERVER, &app.db, &[]).await;
+        let card = app.card("A").await["id"].as_str().unwrap().to_string();
+        let path = format!("/api/cards/{card}");
+        let c = app.call("POST", &format!("{path}/comments"), Some(json!({"content": "0"}))).await;
+        let comment = format!("/api/comments/{}", c.body["id"].as_str().unwrap());
+        let lists = [(path.clone(), path.clone(), "title"), (comment, format!("{path}/comments"), "content")];
+        for round in 0..5 {
+            for (target, list, field) in &lists {
+                let res = app.http.get(format!("{}{list}", one.base)).bearer_auth(&app.token).send().await.unwrap();
+                let tag = res.headers()["etag"].to_str().unwrap().to_string();
+                let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(8));
+                let mut tasks = Vec::new();
+                for i in 0..8 {
+                    let base = if i % 2 == 0 { one.base.clone() } else { two.base.clone() };
+                    let (app, barrier, tag) = (app.clone(), barrier.clone(), tag.clone());
+                    let url = format!("{base}{target}");
+                    let body = json!({ *field: format!("r{round} w{i}") });
+                    tasks.push(tokio::spawn(async move {
+                        barrier.wait().await;
+                        let r = app.http.patch(url).bearer_auth(&app.token).header("if-match", tag).json(&body).send().await.unwrap();
+                        r.status().as_u16()
+                    }));
+                }
+                let mut statuses = Vec::new();
+                for t in tasks {
+                    statuses.push(t.await.unwrap());
+                }
+                statuses.sort_unstable();
+                assert_eq!(statuses, [200, 412, 412, 412, 412, 412, 412, 412], "round {round}, {target}");
+            }
+        }
+    }
+}

@@ -68,6 +68,58 @@ async fn count(app: &App, method: &str, path: &str, body: Option<Value>) -> (Val
     (r.body, logged(app) - before)
 }
 
+/// Runs one `GET` with `If-None-Match` naming the tag a first `GET` of the same
+/// path returned (contract §22), asserts the 304, and returns the statements
+/// the 304 ran.
+async fn count_304(app: &App, path: &str) -> usize {
+    let get = |tag: Option<String>| {
+        let mut req = app
+            .http
+            .get(format!("{}{path}", app.server.base))
+            .bearer_auth(&app.token);
+        if let Some(t) = tag {
+            req = req.header("if-none-match", t);
+        }
+        req.send()
+    };
+    let first = get(None).await.expect("request");
+    assert_eq!(first.status(), 200, "GET {path}");
+    let tag = first.headers()["etag"].to_str().unwrap().to_string();
+    let before = logged(app);
+    let again = get(Some(tag)).await.expect("request");
+    assert_eq!(again.status(), 304, "GET {path} with its tag");
+    logged(app) - before
+}
+
+/// The `ETag` of a `GET path`.
+async fn current_tag(app: &App, path: &str) -> String {
+    let r = app
+        .http
+        .get(format!("{}{path}", app.server.base))
+        .bearer_auth(&app.token)
+        .send()
+        .await
+        .expect("request");
+    r.headers()["etag"].to_str().unwrap().to_string()
+}
+
+/// Runs one `PATCH` (with `If-Match` when `tag` is given), asserts the 200 and
+/// returns the statements it ran.
+async fn patch_count(app: &App, path: String, tag: Option<String>, body: Value) -> usize {
+    let before = logged(app);
+    let mut req = app
+        .http
+        .patch(format!("{}{path}", app.server.base))
+        .bearer_auth(&app.token)
+        .json(&body);
+    if let Some(t) = tag {
+        req = req.header("if-match", t);
+    }
+    let r = req.send().await.expect("request");
+    assert_eq!(r.status(), 200, "PATCH {path}");
+    logged(app) - before
+}
+
 on_both_backends! {
     async fn each_route_keeps_its_statement_budget(backend) {
         let db = TestDb::new(backend).await;
@@ -105,6 +157,36 @@ on_both_backends! {
         counts.push(("GET …/history", n));
         let (_, n) = count(&app, "GET", &format!("/api/board?tenant={t}"), None).await;
         counts.push(("GET /api/board", n));
+        // Contract §22: a 304 costs at most one statement after authentication.
+        let card_paths = ["", "/comments", "/history", "/relations", "/attachments"];
+        let mut not_modified = Vec::new();
+        not_modified.push(count_304(&app, &format!("/api/board?tenant={t}")).await);
+        not_modified.push(count_304(&app, &format!("/api/columns?tenant={t}")).await);
+        not_modified.push(count_304(&app, "/api/columns").await);
+        // A project's set in effect (two statements for its 200).
+        let operator = app.db.open().await;
+        let ws = board_core::WorkspaceId::parse(&t).expect("tenant id");
+        let name = board_core::Name::parse("Apollo").expect("name");
+        let project = operator.admin().create_project(&ws, &name).await.expect("project");
+        operator.close().await;
+        let path = format!("/api/columns?tenant={t}&project={}", project.id.as_str());
+        not_modified.push(count_304(&app, &path).await);
+        for tail in card_paths {
+            not_modified.push(count_304(&app, &format!("/api/cards/{card}{tail}")).await);
+        }
+        // If-Match costs no statement: the card's tag is checked on the card the
+        // write re-reads under its lock; the comments' on the version the card
+        // lock's own statement returns.
+        let cpath = format!("/api/cards/{card}");
+        counts.push(("PATCH /api/cards/[id] (rename)", patch_count(&app, cpath.clone(), None, json!({"title": "r1"})).await));
+        let tag = current_tag(&app, &cpath).await;
+        counts.push(("PATCH /api/cards/[id] (rename, If-Match)", patch_count(&app, cpath.clone(), Some(tag), json!({"title": "r2"})).await));
+        let list = app.call("GET", &format!("/api/cards/{card}/comments"), None).await.body;
+        let comment = format!("/api/comments/{}", list[0]["id"].as_str().unwrap());
+        counts.push(("PATCH /api/comments/[id]", patch_count(&app, comment.clone(), None, json!({"content": "c1"})).await));
+        let tag = current_tag(&app, &format!("/api/cards/{card}/comments")).await;
+        counts.push(("PATCH /api/comments/[id] (If-Match)", patch_count(&app, comment.clone(), Some(tag), json!({"content": "c2"})).await));
+        counts.push(("304s (board, columns, all columns, project columns, card, comments, history, relations, attachments): most", not_modified.iter().copied().max().unwrap_or(0)));
         // Contract §20: the same move and create into a column with a hard WIP limit.
         app.call("PATCH", "/api/settings", Some(json!({"tenantId": t, "wipLimits": "HARD"}))).await;
         let done = cols[2]["id"].as_str().unwrap();
@@ -133,7 +215,11 @@ on_both_backends! {
 /// on this route's first placement.) A move or create into a column with a hard
 /// WIP limit (contract §20) costs no statement more: the limit and the count are
 /// read by the statement that already reads the target column.
-const BUDGET: [(&str, usize); 10] = [
+/// A `304` (contract §22) is the credential's statement and one more: the
+/// card (its tag is the hash of its JSON), the card with its list's versions,
+/// the set in effect with its versions, or the one statement of a workspace's
+/// columns (hashed).
+const BUDGET: [(&str, usize); 15] = [
     ("GET /api/columns", 2),
     ("POST /api/cards", 7),
     ("PATCH /api/cards/[id] (move)", 8),
@@ -142,6 +228,14 @@ const BUDGET: [(&str, usize); 10] = [
     ("GET …/comments", 4),
     ("GET …/history", 3),
     ("GET /api/board", 4),
+    ("PATCH /api/cards/[id] (rename)", 6),
+    ("PATCH /api/cards/[id] (rename, If-Match)", 6),
+    ("PATCH /api/comments/[id]", 7),
+    ("PATCH /api/comments/[id] (If-Match)", 7),
+    (
+        "304s (board, columns, all columns, project columns, card, comments, history, relations, attachments): most",
+        2,
+    ),
     ("PATCH /api/cards/[id] (move, hard WIP limit)", 8),
     ("POST /api/cards (hard WIP limit)", 7),
 ];

@@ -168,7 +168,7 @@ on_both_backends! {
         assert_eq!(header(&h, "access-control-allow-methods"), Some("GET, PATCH, DELETE"));
         assert_eq!(
             header(&h, "access-control-allow-headers"),
-            Some("authorization, content-type, last-event-id, x-request-id")
+            Some("authorization, content-type, if-match, if-none-match, last-event-id, x-request-id")
         );
         assert_eq!(header(&h, "access-control-allow-credentials"), Some("true"));
         assert!(header(&h, "access-control-max-age").is_some_and(|s| s.parse::<u32>().unwrap() > 0));
@@ -191,7 +191,7 @@ on_both_backends! {
             assert_eq!(status, want);
             assert_eq!(header(&h, "access-control-allow-origin"), Some(UI));
             assert_eq!(header(&h, "access-control-allow-credentials"), Some("true"));
-            assert_eq!(header(&h, "access-control-expose-headers"), Some("x-request-id"));
+            assert_eq!(header(&h, "access-control-expose-headers"), Some("etag, x-request-id"));
             assert!(h.get_all("vary").iter().any(|v| v == "Origin"), "{h:?}");
         }
         let (status, h) = head(&app, "GET", &path, &[("origin", EVIL), ("authorization", &bearer)]).await;

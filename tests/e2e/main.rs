@@ -13,6 +13,7 @@ mod chromium;
 mod clean_text;
 mod columns;
 mod comments;
+mod etag;
 mod events;
 mod flow;
 mod history;

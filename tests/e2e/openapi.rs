@@ -209,3 +209,44 @@ async fn a_405_names_the_methods_of_the_path() {
     assert_eq!(res.status().as_u16(), 405);
     assert_eq!(res.headers()["allow"], "PATCH");
 }
+
+#[tokio::test]
+async fn the_document_describes_conditional_requests() {
+    let app = common::spawn_app(common::Backend::Sqlite).await;
+    let doc = app.call_as("", "GET", "/api/openapi.json", None).await.body;
+    let header_param = |op: &Value, name: &str| {
+        op["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|p| p["in"] == "header" && p["name"] == name)
+    };
+    for path in [
+        "/api/board",
+        "/api/columns",
+        "/api/cards/{id}",
+        "/api/cards/{id}/comments",
+        "/api/cards/{id}/history",
+        "/api/cards/{id}/relations",
+        "/api/cards/{id}/attachments",
+    ] {
+        let op = &doc["paths"][path]["get"];
+        assert!(
+            header_param(op, "If-None-Match"),
+            "GET {path}: If-None-Match"
+        );
+        assert!(
+            op["responses"]["200"]["headers"]["ETag"].is_object(),
+            "GET {path}: ETag on 200"
+        );
+        assert!(
+            op["responses"]["304"]["headers"]["ETag"].is_object(),
+            "GET {path}: 304"
+        );
+    }
+    for path in ["/api/cards/{id}", "/api/comments/{id}"] {
+        let op = &doc["paths"][path]["patch"];
+        assert!(header_param(op, "If-Match"), "PATCH {path}: If-Match");
+        assert!(op["responses"]["412"].is_object(), "PATCH {path}: 412");
+    }
+}

@@ -20,6 +20,7 @@ use sqlx::{Any, Executor, Row};
 
 use crate::access::{check_role, Actor, Role};
 use crate::error::{Error, Result};
+use crate::etag::{Conditional, ETag, IfNoneMatch};
 use crate::events::Change;
 use crate::ids::{ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::query::SetQuery;
@@ -260,6 +261,36 @@ impl Board {
                 self.set_columns(&self.pool, &set).await
             }
             None => self.workspace_columns(actor, ws).await,
+        }
+    }
+
+    /// [`Board::list_columns`] with the list's tag (contract §22), or only the
+    /// tag when `cond` names it (Viewer). A workspace's or every workspace's
+    /// columns are one statement: their tag is the hash of their JSON. A
+    /// project's set in effect is two: its tag is read with the set, before
+    /// the columns (the set's version, advanced by every column write under
+    /// its lock, and the settings' version, since `columnScope` decides the
+    /// set), so a 304 costs one statement either way.
+    pub async fn list_columns_if(
+        &self,
+        actor: &Actor,
+        query: Option<&SetQuery>,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<Vec<Column>>> {
+        match query {
+            Some(q) if q.project_key().is_some() => {
+                let ws = q.workspace_id();
+                self.require(&self.pool, actor, ws, Role::Viewer).await?;
+                let (set, versions) = self
+                    .set_in_effect_versioned(&self.pool, ws, q.project_key(), "project")
+                    .await?;
+                let tag = ETag::of_versions("project columns", set.as_ref(), &versions);
+                Conditional::answer(tag, cond, self.set_columns(&self.pool, &set)).await
+            }
+            _ => {
+                let columns = self.list_columns(actor, query).await?;
+                Conditional::of_payload("columns", cond, columns)
+            }
         }
     }
 

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use sqlx::any::AnyRow;
 use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, AnyPool};
+use sqlx::{Any, AnyConnection, AnyPool, Row};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use super::outbox::{self, OnCommit, OutboxRow};
@@ -129,9 +129,12 @@ impl WriteTx {
     }
 
     /// Locks one more row for the rest of the transaction, after the locks
-    /// already held (parent first). A row that does not exist is the lock's
-    /// not-found error.
-    pub(crate) async fn lock(&mut self, lock: Lock<'_>) -> Result<()> {
+    /// already held (parent first), and advances its `version` in the same
+    /// statement (contract §22: a payload guarded by the row gets a new tag with
+    /// every committed change made under its lock). A row that does not exist
+    /// is the lock's not-found error. Returns the version the (first) locked row
+    /// had before this transaction: what a precondition compares, under the lock.
+    pub(crate) async fn lock(&mut self, lock: Lock<'_>) -> Result<i64> {
         if lock.rank() < self.held {
             return Err(Error::Internal(format!(
                 "locks are taken parent first; {lock:?} comes too late"
@@ -152,9 +155,14 @@ impl WriteTx {
             Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
         };
         let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
-        // PostgreSQL locks the rows in the order they are returned: by key.
+        // PostgreSQL locks the rows in the order the inner SELECT returns them
+        // (by key), then the UPDATE advances their versions: one statement, as
+        // the plain lock was. The UPDATE changes no key column, so it holds the
+        // same FOR NO KEY UPDATE lock.
         let sql = format!(
-            "SELECT {key} FROM {table} WHERE {key} IN ({}) ORDER BY {key}{suffix}",
+            "UPDATE {table} SET version = version + 1 WHERE {key} IN \
+             (SELECT {key} FROM {table} WHERE {key} IN ({}) ORDER BY {key}{suffix}) \
+             RETURNING {key}, version - 1 AS version",
             placeholders.join(", ")
         );
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
@@ -162,11 +170,14 @@ impl WriteTx {
             q = q.bind(*id);
         }
         let rows: Vec<AnyRow> = q.fetch_all(self.conn()).await?;
-        if rows.len() == ids.len() {
-            Ok(())
-        } else {
-            Err(lock.missing())
+        if rows.len() != ids.len() {
+            return Err(lock.missing());
         }
+        let first = rows.iter().find_map(|r| {
+            let k: String = r.try_get(key).ok()?;
+            (k == ids[0]).then(|| r.try_get::<i64, _>("version").ok())?
+        });
+        Ok(first.unwrap_or_default())
     }
 
     /// Locks every card of a column before they are deleted with it (PostgreSQL;

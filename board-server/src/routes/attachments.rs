@@ -18,18 +18,20 @@ use super::{json, Answer, BodyStream, Request};
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/attachments", operation_id = "listAttachments", tag = "attachments",
-    params(("id" = board_core::CardId, Path, description = "The card")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
     responses(
-        (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>),
+        (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
 )]
 pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
-    let found = req
+    let id = req.path_id::<CardId>()?;
+    let read = req
         .board()
-        .card_attachments(&actor, &req.path_id::<CardId>()?)
+        .card_attachments_if(&actor, &id, &req.if_none_match())
         .await?;
-    Ok(json(StatusCode::OK, &found))
+    Ok(super::tagged(read))
 }
 
 #[utoipa::path(

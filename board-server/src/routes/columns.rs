@@ -16,9 +16,10 @@ pub struct Reordered {
 
 #[utoipa::path(
     get, path = "/api/columns", operation_id = "listColumns", tag = "columns",
-    params(("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; without it, the columns of every workspace the account reaches"), ("project" = Option<String>, Query, description = "A project id: only the set in effect for its cards (ignored without tenant)")),
+    params(("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; without it, the columns of every workspace the account reaches"), ("project" = Option<String>, Query, description = "A project id: only the set in effect for its cards (ignored without tenant)"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
     responses(
-        (status = 200, description = "The columns: the tenant set, then each project set, by position", body = Vec<board_core::Column>),
+        (status = 200, description = "The columns: the tenant set, then each project set, by position", body = Vec<board_core::Column>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
 )]
@@ -26,8 +27,11 @@ pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
     let q: SetParams = req.query();
     let query = SetQuery::from_optional_query(q.tenant.as_deref(), q.project.as_deref())?;
-    let columns = req.board().list_columns(&actor, query.as_ref()).await?;
-    Ok(json(StatusCode::OK, &columns))
+    let read = req
+        .board()
+        .list_columns_if(&actor, query.as_ref(), &req.if_none_match())
+        .await?;
+    Ok(super::tagged(read))
 }
 
 #[utoipa::path(

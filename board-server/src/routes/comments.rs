@@ -11,18 +11,20 @@ use super::{json, Answer, Request};
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/comments", operation_id = "listComments", tag = "comments",
-    params(("id" = board_core::CardId, Path, description = "The card")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
     responses(
-        (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>),
+        (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
 )]
 pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
-    let comments = req
+    let id = req.path_id::<CardId>()?;
+    let read = req
         .board()
-        .card_comments(&actor, &req.path_id::<CardId>()?)
+        .card_comments_if(&actor, &id, &req.if_none_match())
         .await?;
-    Ok(json(StatusCode::OK, &comments))
+    Ok(super::tagged(read))
 }
 
 #[utoipa::path(
@@ -47,10 +49,11 @@ pub(super) async fn create(mut req: Request) -> Answer {
 
 #[utoipa::path(
     patch, path = "/api/comments/{id}", operation_id = "updateComment", tag = "comments",
-    params(("id" = board_core::CommentId, Path, description = "The comment")),
+    params(("id" = board_core::CommentId, Path, description = "The comment"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id}/comments of the comment's card (strong comparison, or *): when they changed since, 412 PRECONDITION_FAILED and nothing changes (contract §22)")),
     request_body = board_core::CommentInput,
     responses(
         (status = 200, description = "The comment", body = board_core::Comment),
+        (status = 412, description = "PRECONDITION_FAILED: If-Match names no current tag; nothing changed", body = crate::error::ErrorBody),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or the comment is not its own (NOT_AUTHOR: only its author edits a comment, an ADMIN included); nothing changes", body = crate::error::ErrorBody),
         (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
     ),
@@ -59,9 +62,10 @@ pub(super) async fn patch(mut req: Request) -> Answer {
     let actor = req.actor().await?;
     let id = req.path_id::<CommentId>()?;
     let bytes = req.json_body().await?;
+    let cond = req.if_match();
     let comment = req
         .board()
-        .update_comment(&actor, &id, Input::from_body(&bytes))
+        .update_comment_if(&actor, &id, Input::from_body(&bytes), &cond)
         .await?;
     Ok(json(StatusCode::OK, &comment))
 }

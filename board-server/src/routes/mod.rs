@@ -131,6 +131,24 @@ impl Request {
         &self.headers
     }
 
+    /// The `If-None-Match` condition (contract §22; every header of the name).
+    pub fn if_none_match(&self) -> board_core::IfNoneMatch {
+        board_core::IfNoneMatch::parse(self.header_values("if-none-match"))
+    }
+
+    /// The `If-Match` condition (contract §22; every header of the name).
+    pub fn if_match(&self) -> board_core::IfMatch {
+        board_core::IfMatch::parse(self.header_values("if-match"))
+    }
+
+    fn header_values(&self, name: &str) -> Vec<&str> {
+        self.headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect()
+    }
+
     /// Reads a JSON route's body, refusing more than [`JSON_LIMIT`] bytes
     /// with 413.
     pub async fn json_body(&mut self) -> Result<Vec<u8>, ApiError> {
@@ -191,6 +209,22 @@ pub struct SetParams {
 /// A JSON reply with a status.
 pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
     warp::reply::with_status(warp::reply::json(value), status).into_response()
+}
+
+/// The reply of a conditional read (contract §22): `304 Not Modified` with
+/// the tag and no body, or `200` with the payload and its tag.
+pub fn tagged<T: Serialize>(read: board_core::Conditional<T>) -> Response {
+    let tag = read.tag().clone();
+    let mut reply = match read {
+        board_core::Conditional::NotModified(_) => {
+            warp::reply::with_status(warp::reply(), StatusCode::NOT_MODIFIED).into_response()
+        }
+        board_core::Conditional::Modified(_, payload) => json(StatusCode::OK, &payload),
+    };
+    if let Ok(value) = warp::http::HeaderValue::from_str(tag.as_str()) {
+        reply.headers_mut().insert(warp::http::header::ETAG, value);
+    }
+    reply
 }
 
 /// The reply of every DELETE route: `{"deleted": true}`.

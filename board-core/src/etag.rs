@@ -1,0 +1,321 @@
+//! Conditional requests (contract §22): entity tags, the `If-None-Match` and
+//! `If-Match` conditions and what a conditional read returns.
+//!
+//! A tag is strong: the SHA-256 (first 128 bits, hex) of what determines the
+//! payload, prefixed by the kind of payload and [`PAYLOAD_REVISION`]. What
+//! determines a payload is either its bytes (a payload read by one statement:
+//! a card, the columns) or the versions of the rows whose locks guard every
+//! change to it (see `ARCHITECTURE.md`, *Conditional requests*). The
+//! conditions are parsed here, not in the server, because which tags match
+//! (weak comparison for `If-None-Match`, strong for `If-Match`, `*`) is the
+//! contract's rule.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+
+/// Changes whenever the wire shape of a tagged payload changes (a field added,
+/// renamed or formatted differently), so that a tag taken from versions never
+/// survives an upgrade that changed the bytes those versions stand for.
+pub const PAYLOAD_REVISION: &str = "1";
+
+/// A strong entity tag, in its quoted wire form (`"…"`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ETag(String);
+
+impl ETag {
+    /// The tag of `parts` (what determines a payload of `kind`).
+    pub(crate) fn of_parts(kind: &str, parts: &[&[u8]]) -> ETag {
+        let mut h = Sha256::new();
+        h.update(PAYLOAD_REVISION.as_bytes());
+        h.update(env!("CARGO_PKG_VERSION").as_bytes());
+        h.update([0]);
+        h.update(kind.as_bytes());
+        for p in parts {
+            h.update([0]);
+            h.update((p.len() as u64).to_be_bytes());
+            h.update(p);
+        }
+        let digest = h.finalize();
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        ETag(format!("\"{hex}\""))
+    }
+
+    /// The tag of a payload read in one statement: the hash of its JSON.
+    pub(crate) fn of_payload<T: Serialize>(kind: &str, payload: &T) -> Result<ETag> {
+        let bytes =
+            serde_json::to_vec(payload).map_err(|e| Error::Internal(format!("payload: {e}")))?;
+        Ok(ETag::of_parts(kind, &[&bytes]))
+    }
+
+    /// The tag of the versions that guard a payload of `kind` (`key` names the
+    /// resource, e.g. a card id).
+    pub(crate) fn of_versions(kind: &str, key: &str, versions: &[i64]) -> ETag {
+        let text: Vec<String> = versions.iter().map(i64::to_string).collect();
+        let joined = text.join(".");
+        ETag::of_parts(kind, &[key.as_bytes(), joined.as_bytes()])
+    }
+
+    /// The quoted wire form, as the `ETag` header carries it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The opaque part, between the quotes.
+    fn opaque(&self) -> &str {
+        self.0.trim_matches('"')
+    }
+}
+
+impl std::fmt::Display for ETag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One entity tag of a condition, as the client sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Listed {
+    weak: bool,
+    opaque: String,
+}
+
+/// A list of entity tags (RFC 9110 §8.8.3), or `*`. Malformed members are
+/// skipped (they match nothing); an empty or absent header is no condition.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+enum TagList {
+    #[default]
+    Absent,
+    Any,
+    Tags(Vec<Listed>),
+}
+
+impl TagList {
+    /// Parses the header values (several headers count as one list).
+    fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> TagList {
+        let mut tags = Vec::new();
+        let mut seen = false;
+        for value in values {
+            let mut rest = value.trim();
+            while !rest.is_empty() {
+                seen = true;
+                rest = rest.trim_start_matches([',', ' ', '\t']);
+                if rest.is_empty() {
+                    break;
+                }
+                if let Some(after) = rest.strip_prefix('*') {
+                    if after.trim_start_matches([' ', '\t']).is_empty()
+                        || after.trim_start().starts_with(',')
+                    {
+                        return TagList::Any;
+                    }
+                }
+                let (weak, body) = match rest.strip_prefix("W/") {
+                    Some(b) => (true, b),
+                    None => (false, rest),
+                };
+                let parsed = body
+                    .strip_prefix('"')
+                    .and_then(|b| b.find('"').map(|end| (&b[..end], &b[end + 1..])));
+                match parsed {
+                    Some((opaque, after)) => {
+                        tags.push(Listed {
+                            weak,
+                            opaque: opaque.to_string(),
+                        });
+                        rest = after;
+                    }
+                    // Malformed: skip to the next comma.
+                    None => rest = rest.find(',').map_or("", |i| &rest[i..]),
+                }
+            }
+        }
+        match seen {
+            false => TagList::Absent,
+            true => TagList::Tags(tags),
+        }
+    }
+}
+
+/// The `If-None-Match` condition of a read: a current tag it names (weak
+/// comparison: `W/"x"` names `"x"`), or `*`, makes the answer "not modified".
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IfNoneMatch(TagList);
+
+impl IfNoneMatch {
+    /// No condition: every read returns its payload.
+    pub fn none() -> IfNoneMatch {
+        IfNoneMatch(TagList::Absent)
+    }
+
+    /// The condition of the `If-None-Match` header values.
+    pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> IfNoneMatch {
+        IfNoneMatch(TagList::parse(values))
+    }
+
+    /// True when the resource, whose current tag is `tag`, is not modified for
+    /// this condition.
+    pub fn names(&self, tag: &ETag) -> bool {
+        match &self.0 {
+            TagList::Absent => false,
+            TagList::Any => true,
+            TagList::Tags(tags) => tags.iter().any(|t| t.opaque == tag.opaque()),
+        }
+    }
+}
+
+/// The `If-Match` condition of a write: the write goes ahead only when it
+/// names the current tag (strong comparison: a weak tag never matches), or is
+/// `*`; otherwise it fails with `PRECONDITION_FAILED` and changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct IfMatch(TagList);
+
+impl IfMatch {
+    /// No condition: the write goes ahead.
+    pub fn none() -> IfMatch {
+        IfMatch(TagList::Absent)
+    }
+
+    /// The condition of the `If-Match` header values.
+    pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> IfMatch {
+        IfMatch(TagList::parse(values))
+    }
+
+    /// The condition that names exactly `tag` (for Rust callers and the CLI).
+    pub fn tag(tag: &ETag) -> IfMatch {
+        IfMatch(TagList::Tags(vec![Listed {
+            weak: false,
+            opaque: tag.opaque().to_string(),
+        }]))
+    }
+
+    /// True when there is a condition to check (the write then computes the
+    /// current tag under its lock).
+    pub fn is_set(&self) -> bool {
+        self.0 != TagList::Absent
+    }
+
+    /// `Ok` when the write may go ahead on a resource whose current tag is
+    /// `tag`; `PRECONDITION_FAILED` otherwise.
+    pub(crate) fn check(
+        &self,
+        tag: impl FnOnce() -> Result<ETag>,
+        what: &'static str,
+    ) -> Result<()> {
+        let ok = match &self.0 {
+            TagList::Absent | TagList::Any => true,
+            TagList::Tags(tags) => {
+                let tag = tag()?;
+                tags.iter().any(|t| !t.weak && t.opaque == tag.opaque())
+            }
+        };
+        match ok {
+            true => Ok(()),
+            false => Err(Error::PreconditionFailed(what)),
+        }
+    }
+}
+
+/// What a conditional read returns: the payload with its tag, or only the tag
+/// when the condition says the client holds it already.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conditional<T> {
+    /// The client's copy is current (HTTP `304 Not Modified`).
+    NotModified(ETag),
+    /// The payload and its tag.
+    Modified(ETag, T),
+}
+
+impl<T> Conditional<T> {
+    /// The current tag.
+    pub fn tag(&self) -> &ETag {
+        match self {
+            Conditional::NotModified(t) | Conditional::Modified(t, _) => t,
+        }
+    }
+
+    /// The payload, when the read returned one.
+    pub fn into_payload(self) -> Option<T> {
+        match self {
+            Conditional::NotModified(_) => None,
+            Conditional::Modified(_, p) => Some(p),
+        }
+    }
+
+    /// The answer for `tag` under `cond`, reading the payload only when needed.
+    pub(crate) async fn answer<F>(tag: ETag, cond: &IfNoneMatch, read: F) -> Result<Self>
+    where
+        F: std::future::Future<Output = Result<T>>,
+    {
+        match cond.names(&tag) {
+            true => Ok(Conditional::NotModified(tag)),
+            false => Ok(Conditional::Modified(tag, read.await?)),
+        }
+    }
+
+    /// The answer for a payload already read, tagged by its bytes.
+    pub(crate) fn of_payload(kind: &str, cond: &IfNoneMatch, payload: T) -> Result<Self>
+    where
+        T: Serialize,
+    {
+        let tag = ETag::of_payload(kind, &payload)?;
+        match cond.names(&tag) {
+            true => Ok(Conditional::NotModified(tag)),
+            false => Ok(Conditional::Modified(tag, payload)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tag(s: &str) -> ETag {
+        ETag(format!("\"{s}\""))
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly_and_takes_lists_and_star() {
+        let t = tag("abc");
+        assert!(IfNoneMatch::parse(["\"abc\""]).names(&t));
+        assert!(IfNoneMatch::parse(["W/\"abc\""]).names(&t));
+        assert!(IfNoneMatch::parse(["\"x\", W/\"y\" ,\"abc\""]).names(&t));
+        assert!(IfNoneMatch::parse(["\"x\"", "\"abc\""]).names(&t));
+        assert!(IfNoneMatch::parse(["*"]).names(&t));
+        assert!(!IfNoneMatch::parse(["\"abcd\""]).names(&t));
+        assert!(!IfNoneMatch::parse(["abc"]).names(&t));
+        assert!(!IfNoneMatch::parse(Vec::<&str>::new()).names(&t));
+    }
+
+    #[test]
+    fn if_match_compares_strongly() {
+        let t = tag("abc");
+        let current = || Ok(t.clone());
+        assert!(IfMatch::parse(["\"abc\""]).check(current, "x").is_ok());
+        assert!(IfMatch::parse(["\"x\", \"abc\""])
+            .check(current, "x")
+            .is_ok());
+        assert!(IfMatch::parse(["*"]).check(current, "x").is_ok());
+        assert!(IfMatch::none().check(current, "x").is_ok());
+        let e = IfMatch::parse(["W/\"abc\""])
+            .check(current, "x")
+            .unwrap_err();
+        assert_eq!(e.code(), "PRECONDITION_FAILED");
+        assert!(IfMatch::parse(["\"abd\""]).check(current, "x").is_err());
+        assert!(IfMatch::parse(["garbage"]).check(current, "x").is_err());
+    }
+
+    #[test]
+    fn tags_differ_by_kind_key_and_versions() {
+        let a = ETag::of_versions("comments", "k1", &[1]);
+        assert_eq!(a, ETag::of_versions("comments", "k1", &[1]));
+        assert_ne!(a, ETag::of_versions("comments", "k1", &[2]));
+        assert_ne!(a, ETag::of_versions("comments", "k2", &[1]));
+        assert_ne!(a, ETag::of_versions("history", "k1", &[1]));
+        assert_ne!(
+            ETag::of_versions("r", "k", &[1, 12]),
+            ETag::of_versions("r", "k", &[11, 2])
+        );
+    }
+}

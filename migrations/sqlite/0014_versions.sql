@@ -1,0 +1,10 @@
+-- Conditional requests (contract §22): every row a write transaction locks
+-- (store/tx.rs `Lock`) carries a version that the lock's own statement
+-- advances, so a payload guarded by that row gets a new tag with every
+-- committed change made under the lock. cards.version counts the writes under
+-- a card's lock (comments, attachments); the card's own fields are tagged by
+-- their hash.
+ALTER TABLE workspaces ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE settings ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE column_sets ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE cards ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
