@@ -27,4 +27,5 @@ mod settings;
 mod unavailable;
 mod upload_caps;
 mod uploads;
+mod webhooks;
 mod wip;

@@ -65,7 +65,7 @@ pub const ACCESS_RECHECK: Duration = Duration::from_secs(30);
 const CHANNEL: usize = 4096;
 
 /// How many events one read of the outbox takes.
-const BATCH: i64 = 1000;
+pub(crate) const BATCH: i64 = 1000;
 
 /// One committed change, as the stream sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -394,6 +394,21 @@ impl Board {
         Ok(sub)
     }
 
+    /// The seq up to which every event is committed or never will be, as
+    /// this board's reader has read the outbox (starting the reader): the
+    /// one safe bound for another reader of the outbox, such as the webhook
+    /// worker. Never the largest seq seen (PostgreSQL: a smaller one may
+    /// still commit, see [`horizon`]).
+    pub(crate) async fn event_horizon(&self) -> Result<i64> {
+        self.start_reader().await?;
+        Ok(self.feed.pos())
+    }
+
+    /// A signal that fires whenever the reader has read new events.
+    pub(crate) fn event_signal(&self) -> EventSignal {
+        EventSignal(self.feed.0.sender.subscribe())
+    }
+
     /// The last seq retention removed.
     async fn pruned_through(&self) -> Result<i64> {
         let row = sqlx::query("SELECT pruned_through FROM event_log WHERE id = 1")
@@ -404,7 +419,7 @@ impl Board {
 
     /// The workspace's retained events after `after` up to `head`, in seq
     /// order (at most [`BATCH`]).
-    async fn workspace_events(
+    pub(crate) async fn workspace_events(
         &self,
         workspace: &WorkspaceId,
         after: i64,
@@ -538,6 +553,21 @@ impl Board {
     }
 }
 
+/// Fires whenever the reader broadcasts events ([`Board::event_signal`]).
+#[derive(Debug)]
+pub(crate) struct EventSignal(broadcast::Receiver<Live>);
+
+impl EventSignal {
+    /// Waits for the next broadcast (or returns at once when some were
+    /// missed), and drops whatever else is queued.
+    pub(crate) async fn wait(&mut self) {
+        match self.0.recv().await {
+            Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+            _ => while self.0.try_recv().is_ok() {},
+        }
+    }
+}
+
 /// Where the reader is: every event up to `last` is broadcast, and `prev` is
 /// the seq of the last one (or of the start).
 #[derive(Debug)]
@@ -559,14 +589,19 @@ async fn listen(url: &str) -> Option<sqlx::postgres::PgListener> {
 
 impl Admin<'_> {
     /// Removes the events written before `retention` ago (never the newest
-    /// one, which carries the head), keeping the last seq removed (a resume from before it gets `reset`). Returns how many.
+    /// one, which carries the head, and none an active webhook has not
+    /// delivered yet: at least once, never lost; a webhook failing for 24 h
+    /// turns inactive, which bounds what is kept), keeping the last seq
+    /// removed (a resume from before it gets `reset`). Returns how many.
     pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
         let cutoff = crate::time::now_plus(-(retention.as_secs() as i64));
         let mut tx = self.board.write_unlocked().await?;
         let row = sqlx::query(
             "UPDATE event_log SET pruned_through = COALESCE( \
                  (SELECT MAX(seq) FROM events WHERE at < $1 \
-                    AND seq < (SELECT MAX(seq) FROM events)), pruned_through) \
+                    AND seq < (SELECT MAX(seq) FROM events) \
+                    AND seq <= COALESCE((SELECT MIN(position) FROM webhooks WHERE active = 1), \
+                                        (SELECT MAX(seq) FROM events))), pruned_through) \
              WHERE id = 1 RETURNING pruned_through",
         )
         .bind(&cutoff)
