@@ -284,6 +284,20 @@ fn from_row(row: &AnyRow) -> Result<Webhook> {
     })
 }
 
+/// The webhook `id` (404 when there is none).
+async fn read<'e, E>(exec: E, id: &WebhookId) -> Result<Webhook>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
+{
+    let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1");
+    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(exec)
+        .await?
+        .ok_or(Error::NotFound("webhook"))?;
+    from_row(&row)
+}
+
 /// A new secret: 32 random bytes as hex.
 fn generate_secret() -> Result<String> {
     let mut raw = [0u8; 32];
@@ -366,13 +380,7 @@ impl Board {
     /// The webhook `id` when `actor` is an Admin of its workspace: 404 for
     /// an unknown one, 403 below Admin.
     async fn reach_webhook(&self, actor: &Actor, id: &WebhookId) -> Result<Webhook> {
-        let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or(Error::NotFound("webhook"))?;
-        let hook = from_row(&row)?;
+        let hook = read(&self.pool, id).await?;
         self.require(&self.pool, actor, &hook.fields.workspace_id, Role::Admin)
             .await?;
         Ok(hook)
@@ -394,13 +402,7 @@ impl Board {
             self.check_target(url).await?;
         }
         let mut tx = self.write(Lock::Webhook(id)).await?;
-        let sql = format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1");
-        let current = from_row(
-            &sqlx::query(sqlx::AssertSqlSafe(sql))
-                .bind(id)
-                .fetch_one(&mut *tx)
-                .await?,
-        )?;
+        let current = read(&mut *tx, id).await?;
         let pruned: i64 = sqlx::query_scalar("SELECT pruned_through FROM event_log WHERE id = 1")
             .fetch_one(&mut *tx)
             .await?;
