@@ -49,12 +49,6 @@ struct Cli {
     /// Files in an S3-compatible bucket: s3://BUCKET[/PREFIX] (and the AWS_* settings)
     #[arg(long, global = true, env = "BOARD_FILES_URL")]
     files_url: Option<String>,
-    /// Let webhooks target loopback, private, link-local, unique-local and
-    /// unspecified addresses (tests, trusted networks), as the server's flag.
-    #[arg(long, global = true, env = "BOARD_WEBHOOK_ALLOW_PRIVATE", num_args = 0..=1, require_equals = true,
-          default_value = "false", default_missing_value = "true", action = clap::ArgAction::Set,
-          value_parser = clap::builder::BoolishValueParser::new())]
-    webhook_allow_private: bool,
     /// Print one JSON value on stdout instead of tables and lines.
     #[arg(long, global = true)]
     json: bool,
@@ -130,7 +124,13 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     let mut options = Options::new(&cli.database_url);
     options.files_dir = cli.files_dir;
     options.files_url = cli.files_url;
-    options.webhook_allow_private = cli.webhook_allow_private;
+    options.webhook_allow_private = matches!(
+        &cli.command,
+        Command::Webhook(webhook::Cmd::Add {
+            allow_private: true,
+            ..
+        })
+    );
     options.max_connections = 2;
     // Only `board init` creates a missing SQLite file: elsewhere a mistyped
     // path or another working folder is refused, not silently made new.

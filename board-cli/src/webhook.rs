@@ -22,6 +22,11 @@ pub enum Cmd {
         /// The signing secret, at least 16 characters (default: generated).
         #[arg(long)]
         secret: Option<String>,
+        /// Accept a URL whose host is a loopback, private, link-local,
+        /// unique-local or unspecified address (tests, trusted networks; the
+        /// server delivers there only with its own --webhook-allow-private).
+        #[arg(long = "webhook-allow-private", env = "BOARD_WEBHOOK_ALLOW_PRIVATE")]
+        allow_private: bool,
     },
     /// List a workspace's webhooks and how their deliveries stand.
     List {
@@ -71,6 +76,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             url,
             events,
             secret,
+            ..
         } => {
             let ws = board.admin().find_workspace(&workspace).await?;
             let mut body = json!({"tenantId": ws.id, "url": url});
