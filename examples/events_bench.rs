@@ -25,7 +25,10 @@
 //! the first `POST` to the 10,000th delivery; then comment `POST`s at 32
 //! connections on this server with one active webhook and on this server
 //! without any, each on a fresh database, in A/B rounds (no baseline
-//! binary: the reference is the same build).
+//! binary: the reference is the same build). `--webhook-events TYPES`
+//! (comma-separated) gives the webhook of the A/B rounds that filter, e.g.
+//! `card.moved`: the worker then reads every comment event and sends none,
+//! which tells the outbox reading from the HTTP round trips.
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -236,9 +239,15 @@ async fn main() {
     let mut args = std::env::args().skip(1);
     let (mut baseline, mut postgres, mut posts_only) = (None, None, false);
     let (mut rounds, mut cards, mut webhook) = (ROUNDS, 1, false);
+    let mut filter: Option<Vec<String>> = None;
     while let Some(a) = args.next() {
         if a == "--webhook" {
             webhook = true;
+        } else if a == "--webhook-events" {
+            webhook = true;
+            filter = args
+                .next()
+                .map(|t| t.split(',').map(str::to_string).collect());
         } else if a == "--cards" {
             cards = count(args.next(), "--cards N: how many cards the comments go to");
         } else if a == "--rounds" {
@@ -258,7 +267,7 @@ async fn main() {
     );
 
     if webhook {
-        return webhooks(&exe, pg, rounds, cards).await;
+        return webhooks(&exe, pg, rounds, cards, filter).await;
     }
     if !posts_only {
         streams_and_delivery(&exe, pg).await;
@@ -292,7 +301,7 @@ async fn main() {
 }
 
 /// Subscribes a receiver in this process to the server's workspace.
-async fn subscribe(server: &Server) -> testkit::receiver::Receiver {
+async fn subscribe(server: &Server, events: Option<&[String]>) -> testkit::receiver::Receiver {
     let receiver = testkit::receiver::Receiver::start().await;
     let r = testkit::request(
         &reqwest::Client::new(),
@@ -300,7 +309,10 @@ async fn subscribe(server: &Server) -> testkit::receiver::Receiver {
         &server.token,
         "POST",
         "/api/webhooks",
-        Some(json!({"tenantId": server.tenant, "url": receiver.url})),
+        Some(match events {
+            Some(types) => json!({"tenantId": server.tenant, "url": receiver.url, "events": types}),
+            None => json!({"tenantId": server.tenant, "url": receiver.url}),
+        }),
     )
     .await;
     assert_eq!(r.status, 201, "{:?}", r.body);
@@ -309,11 +321,17 @@ async fn subscribe(server: &Server) -> testkit::receiver::Receiver {
 
 /// `--webhook`: 10,000 events to a local receiver, then comment throughput
 /// with one active webhook against none, in A/B rounds.
-async fn webhooks(exe: &std::path::Path, pg: Option<&str>, rounds: usize, cards: usize) {
+async fn webhooks(
+    exe: &std::path::Path,
+    pg: Option<&str>,
+    rounds: usize,
+    cards: usize,
+    filter: Option<Vec<String>>,
+) {
     const EVENTS: usize = 10_000;
     let server = start(exe, pg).await;
     let (http, urls) = comment_urls(&server, 1).await;
-    let receiver = subscribe(&server).await;
+    let receiver = subscribe(&server, None).await;
     let started = Instant::now();
     fire(&http, &urls, &Arc::new(server.token.clone()), EVENTS).await;
     let written = started.elapsed();
@@ -335,7 +353,7 @@ async fn webhooks(exe: &std::path::Path, pg: Option<&str>, rounds: usize, cards:
     let (mut with, mut without) = (Vec::new(), Vec::new());
     for _ in 0..rounds {
         let server = start(exe, pg).await;
-        let receiver = subscribe(&server).await;
+        let receiver = subscribe(&server, filter.as_deref()).await;
         with.push(post_comments(&server, cards).await);
         println!(
             "  with a webhook: {} events delivered",

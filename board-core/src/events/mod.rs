@@ -159,6 +159,8 @@ pub(crate) struct Feed(Arc<FeedInner>);
 #[derive(Debug)]
 struct FeedInner {
     wake: Notify,
+    /// Counts this process's commits with events, for the webhook worker.
+    commits: tokio::sync::watch::Sender<u64>,
     sender: broadcast::Sender<Live>,
     /// Set once the reader runs, from the horizon it started at.
     started: tokio::sync::OnceCell<()>,
@@ -186,6 +188,7 @@ impl OnCommit for Feed {
     /// time, so commits made while one is sent share the next.
     fn committed(&self) {
         self.0.wake.notify_one();
+        self.0.commits.send_modify(|n| *n = n.wrapping_add(1));
         if self.0.notify_pool.is_some() {
             self.0.due.store(true, Ordering::SeqCst);
             if !self.0.sending.swap(true, Ordering::SeqCst) {
@@ -200,6 +203,7 @@ impl Feed {
     pub(crate) fn new(pool: &AnyPool, backend: Backend) -> Feed {
         Feed(Arc::new(FeedInner {
             wake: Notify::new(),
+            commits: tokio::sync::watch::channel(0).0,
             sender: broadcast::channel(CHANNEL).0,
             started: tokio::sync::OnceCell::new(),
             pos: AtomicI64::new(0),
@@ -394,19 +398,10 @@ impl Board {
         Ok(sub)
     }
 
-    /// The seq up to which every event is committed or never will be, as
-    /// this board's reader has read the outbox (starting the reader): the
-    /// one safe bound for another reader of the outbox, such as the webhook
-    /// worker. Never the largest seq seen (PostgreSQL: a smaller one may
-    /// still commit, see [`horizon`]).
-    pub(crate) async fn event_horizon(&self) -> Result<i64> {
-        self.start_reader().await?;
-        Ok(self.feed.pos())
-    }
-
-    /// A signal that fires whenever the reader has read new events.
+    /// A signal that fires whenever this process commits events (another
+    /// process's commits are seen by polling).
     pub(crate) fn event_signal(&self) -> EventSignal {
-        EventSignal(self.feed.0.sender.subscribe())
+        EventSignal(self.feed.0.commits.subscribe())
     }
 
     /// The last seq retention removed.
@@ -553,17 +548,16 @@ impl Board {
     }
 }
 
-/// Fires whenever the reader broadcasts events ([`Board::event_signal`]).
+/// Fires whenever this process commits events ([`Board::event_signal`]).
 #[derive(Debug)]
-pub(crate) struct EventSignal(broadcast::Receiver<Live>);
+pub(crate) struct EventSignal(tokio::sync::watch::Receiver<u64>);
 
 impl EventSignal {
-    /// Waits for the next broadcast (or returns at once when some were
-    /// missed), and drops whatever else is queued.
+    /// Waits for a commit with events since the last wait (at once when one
+    /// came meanwhile).
     pub(crate) async fn wait(&mut self) {
-        match self.0.recv().await {
-            Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
-            _ => while self.0.try_recv().is_ok() {},
+        if self.0.changed().await.is_err() {
+            std::future::pending::<()>().await;
         }
     }
 }

@@ -3,9 +3,9 @@
 //! it holds, one event at a time, in seq order.
 //!
 //! - **Reading.** Events are read from the outbox after the webhook's
-//!   position, only up to the event horizon of the board's reader
-//!   ([`Board::event_horizon`]), never up to the largest seq seen: on
-//!   PostgreSQL a smaller seq may still commit.
+//!   position, only up to the worker's own [`Horizon`] (the stream
+//!   reader's safe bound: events/horizon.rs), never up to the largest seq
+//!   seen: on PostgreSQL a smaller seq may still commit.
 //! - **Lease.** A webhook is delivered by the server holding its lease
 //!   (`lease_holder`, `lease_until`), taken and renewed by a conditional
 //!   `UPDATE` (held by this server, by none, or expired). An attempt starts
@@ -36,6 +36,7 @@ use tokio::task::JoinHandle;
 use super::target::{self, Resolver};
 use super::DELIVERIES_KEPT;
 use crate::error::{Error, Result};
+use crate::events::horizon::Horizon;
 use crate::events::Event;
 use crate::ids::{WebhookId, WorkspaceId};
 use crate::store::flag;
@@ -45,6 +46,11 @@ use crate::Board;
 /// How often, at most, a webhook's position and log are written while
 /// events flow.
 pub const FLUSH: Duration = Duration::from_millis(250);
+
+/// How long the worker waits after being woken before it reads the outbox,
+/// so that the events of a busy moment are read (and the webhook re-read)
+/// once for all of them, not once each.
+pub const GATHER: Duration = Duration::from_millis(20);
 
 /// What must be left of a lease, beyond the timeout, for an attempt to start.
 pub const LEASE_MARGIN: Duration = Duration::from_secs(5);
@@ -333,6 +339,11 @@ impl Worker {
             lease_until: until,
         };
         let mut signal = self.board.event_signal();
+        // The worker's own horizon (events/horizon.rs): the seq below which
+        // every event is committed or never will be. Never the largest seq
+        // seen: on PostgreSQL a smaller one may still commit.
+        let mut horizon = Horizon::new(self.board.backend);
+        let mut head = 0;
         loop {
             let Some((hook, _, _)) = self.load(id).await? else {
                 return self.flush(id, &mut p, None).await.map(drop);
@@ -345,7 +356,9 @@ impl Worker {
             if due && !self.flush(id, &mut p, None).await? {
                 return Ok(());
             }
-            let head = self.board.event_horizon().await?;
+            if let Some(cleared) = horizon.advance(&self.board.pool).await? {
+                head = cleared;
+            }
             let mut caught_up = true;
             if p.position < head {
                 let events = self
@@ -353,9 +366,13 @@ impl Worker {
                     .workspace_events(&hook.workspace, p.position, head)
                     .await?;
                 caught_up = (events.len() as i64) < crate::events::BATCH;
+                let read_at = Instant::now();
                 for event in &events {
                     if hook.events.contains(&event.kind) {
-                        if let Outcome::Stop = self.attempt_until_done(id, event, &mut p).await? {
+                        let fresh = (read_at.elapsed() < GATHER).then_some(&hook);
+                        if let Outcome::Stop =
+                            self.attempt_until_done(id, event, fresh, &mut p).await?
+                        {
                             return Ok(());
                         }
                     }
@@ -369,12 +386,24 @@ impl Worker {
                 }
             }
             if caught_up {
+                // Another process's commits (the CLI, another server) are
+                // seen by this poll; fences waiting on transactions are
+                // looked at again soon.
+                let poll = match horizon.waiting() {
+                    true => crate::events::RECHECK.max(GATHER),
+                    false => crate::events::POLL,
+                };
                 let wait = match p.dirty() {
                     true => FLUSH.saturating_sub(p.written_at.elapsed()),
-                    false => self.settings.lease / 4,
-                };
+                    false => poll,
+                }
+                .min(poll);
                 tokio::select! {
-                    _ = signal.wait() => {}
+                    _ = signal.wait() => {
+                        // Let the events of a busy moment gather: one read
+                        // of the outbox and of the webhook for all of them.
+                        tokio::time::sleep(GATHER).await;
+                    }
                     _ = tokio::time::sleep(wait) => {}
                 }
             }
@@ -386,14 +415,25 @@ impl Worker {
         &self,
         id: &WebhookId,
         event: &Event,
+        mut fresh: Option<&Hook>,
         p: &mut Pending,
     ) -> Result<Outcome> {
         let mut failures = 0u32;
         let mut attempt = 0;
         loop {
             attempt += 1;
-            let Some((hook, _, _)) = self.load(id).await? else {
-                return Ok(Outcome::Stop);
+            // The webhook as it is now: read again, unless the batch read it
+            // less than GATHER ago (only for a first attempt).
+            let loaded;
+            let hook = match fresh.take() {
+                Some(hook) => hook,
+                None => match self.load(id).await? {
+                    Some((hook, _, _)) => {
+                        loaded = hook;
+                        &loaded
+                    }
+                    None => return Ok(Outcome::Stop),
+                },
             };
             if !hook.mine {
                 return Ok(Outcome::Stop);
@@ -410,7 +450,7 @@ impl Worker {
             }
             let at = now();
             let started = Instant::now();
-            let result = self.send(&hook, event).await;
+            let result = self.send(hook, event).await;
             let (status, error) = match result {
                 Ok(s) if (200..300).contains(&s) => (Some(i64::from(s)), None),
                 Ok(s) => (Some(i64::from(s)), Some(format!("answered HTTP {s}"))),
