@@ -19,6 +19,16 @@
 //!
 //! With a PostgreSQL URL (an empty database), the runs use it instead of a
 //! SQLite file; each server run starts by emptying it (DROP SCHEMA public).
+//!
+//! `--webhook` (contract §18) runs instead: 10,000 comments with one active
+//! webhook to a receiver in this process (`testkit::receiver`), timed from
+//! the first `POST` to the 10,000th delivery; then comment `POST`s at 32
+//! connections on this server with one active webhook and on this server
+//! without any, each on a fresh database, in A/B rounds (no baseline
+//! binary: the reference is the same build). `--webhook-events TYPES`
+//! (comma-separated) gives the webhook of the A/B rounds that filter, e.g.
+//! `card.moved`: the worker then reads every comment event and sends none,
+//! which tells the outbox reading from the HTTP round trips.
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -83,6 +93,7 @@ async fn start(exe: &std::path::Path, postgres: Option<&str>) -> Server {
         .env("BOARD_LISTEN", "127.0.0.1:0")
         .env("BOARD_LOG", "warn")
         .env("BOARD_MAX_EVENT_STREAMS", (2 * STREAMS).to_string())
+        .env("BOARD_WEBHOOK_ALLOW_PRIVATE", "true")
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -160,6 +171,16 @@ async fn follow(
 }
 
 async fn post_comments(server: &Server, cards: usize) -> f64 {
+    let (http, urls) = comment_urls(server, cards).await;
+    let token = Arc::new(server.token.clone());
+    fire(&http, &urls, &token, WARM_UP).await;
+    let started = Instant::now();
+    fire(&http, &urls, &token, POSTS).await;
+    POSTS as f64 / started.elapsed().as_secs_f64()
+}
+
+/// A client for 32 connections, and the comments URLs of `cards` new cards.
+async fn comment_urls(server: &Server, cards: usize) -> (reqwest::Client, Arc<Vec<String>>) {
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(CONNECTIONS)
         .build()
@@ -182,12 +203,7 @@ async fn post_comments(server: &Server, cards: usize) -> f64 {
             card.body["id"].as_str().unwrap()
         ));
     }
-    let urls = Arc::new(urls);
-    let token = Arc::new(server.token.clone());
-    fire(&http, &urls, &token, WARM_UP).await;
-    let started = Instant::now();
-    fire(&http, &urls, &token, POSTS).await;
-    POSTS as f64 / started.elapsed().as_secs_f64()
+    (http, Arc::new(urls))
 }
 
 /// Sends `count` comment `POST`s over 32 connections, connection `i` to
@@ -222,9 +238,17 @@ async fn main() {
     let exe = root.join("target/release/board-server");
     let mut args = std::env::args().skip(1);
     let (mut baseline, mut postgres, mut posts_only) = (None, None, false);
-    let (mut rounds, mut cards) = (ROUNDS, 1);
+    let (mut rounds, mut cards, mut webhook) = (ROUNDS, 1, false);
+    let mut filter: Option<Vec<String>> = None;
     while let Some(a) = args.next() {
-        if a == "--cards" {
+        if a == "--webhook" {
+            webhook = true;
+        } else if a == "--webhook-events" {
+            webhook = true;
+            filter = args
+                .next()
+                .map(|t| t.split(',').map(str::to_string).collect());
+        } else if a == "--cards" {
             cards = count(args.next(), "--cards N: how many cards the comments go to");
         } else if a == "--rounds" {
             rounds = count(args.next(), "--rounds N: a number of A/B rounds");
@@ -242,6 +266,9 @@ async fn main() {
         if pg.is_some() { "PostgreSQL" } else { "SQLite" }
     );
 
+    if webhook {
+        return webhooks(&exe, pg, rounds, cards, filter).await;
+    }
     if !posts_only {
         streams_and_delivery(&exe, pg).await;
     }
@@ -265,12 +292,98 @@ async fn main() {
         without.push(post_comments(&server, cards).await);
         drop(server);
     }
-    let (a, b) = (median(&mut with), median(&mut without));
+    compare(
+        ("with the outbox", "without"),
+        &mut with,
+        &mut without,
+        cards,
+    );
+}
+
+/// Subscribes a receiver in this process to the server's workspace.
+async fn subscribe(server: &Server, events: Option<&[String]>) -> testkit::receiver::Receiver {
+    let receiver = testkit::receiver::Receiver::start().await;
+    let r = testkit::request(
+        &reqwest::Client::new(),
+        &server.base,
+        &server.token,
+        "POST",
+        "/api/webhooks",
+        Some(match events {
+            Some(types) => json!({"tenantId": server.tenant, "url": receiver.url, "events": types}),
+            None => json!({"tenantId": server.tenant, "url": receiver.url}),
+        }),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    receiver
+}
+
+/// `--webhook`: 10,000 events to a local receiver, then comment throughput
+/// with one active webhook against none, in A/B rounds.
+async fn webhooks(
+    exe: &std::path::Path,
+    pg: Option<&str>,
+    rounds: usize,
+    cards: usize,
+    filter: Option<Vec<String>>,
+) {
+    const EVENTS: usize = 10_000;
+    let server = start(exe, pg).await;
+    let (http, urls) = comment_urls(&server, 1).await;
+    let receiver = subscribe(&server, None).await;
+    let started = Instant::now();
+    fire(&http, &urls, &Arc::new(server.token.clone()), EVENTS).await;
+    let written = started.elapsed();
+    let got = receiver
+        .wait_for(Duration::from_secs(120), |s| s.len() >= EVENTS)
+        .await;
+    let delivered = started.elapsed();
+    let mut sorted = got.clone();
+    sorted.sort();
+    println!(
+        "{EVENTS} comments written in {:.1} s; {} events delivered (in seq order: {}) \
+         {:.1} s after the first POST",
+        written.as_secs_f64(),
+        got.len(),
+        got == sorted,
+        delivered.as_secs_f64()
+    );
+    drop(server);
+    let (mut with, mut without) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let server = start(exe, pg).await;
+        let receiver = subscribe(&server, filter.as_deref()).await;
+        with.push(post_comments(&server, cards).await);
+        println!(
+            "  with a webhook: {} events delivered",
+            receiver.accepted().len()
+        );
+        drop(server);
+        let server = start(exe, pg).await;
+        without.push(post_comments(&server, cards).await);
+        drop(server);
+    }
+    compare(
+        ("one active webhook", "none"),
+        &mut with,
+        &mut without,
+        cards,
+    );
+}
+
+/// Prints the A/B rounds of comment throughput, their medians and the ratio.
+fn compare(names: (&str, &str), with: &mut [f64], without: &mut [f64], cards: usize) {
+    let rounds = with.len();
+    let rounded = |v: &[f64]| v.iter().map(|v| v.round()).collect::<Vec<_>>();
+    let (with_all, without_all) = (rounded(with), rounded(without));
+    let (a, b) = (median(with), median(without));
     println!(
         "comments POST, 32 connections, {cards} card(s), {POSTS} requests, {rounds} A/B rounds: \
-         with the outbox median {a:.0} req/s {:?}, without median {b:.0} req/s {:?}: {:.1} % slower",
-        with.iter().map(|v| v.round()).collect::<Vec<_>>(),
-        without.iter().map(|v| v.round()).collect::<Vec<_>>(),
+         {} median {a:.0} req/s {with_all:?}, {} median {b:.0} req/s {without_all:?}: \
+         {:.1} % slower",
+        names.0,
+        names.1,
         (1.0 - a / b) * 100.0
     );
 }

@@ -16,6 +16,7 @@ mod project;
 mod settings;
 mod token;
 mod transfer;
+mod webhook;
 mod workspace;
 
 use std::path::PathBuf;
@@ -100,6 +101,10 @@ enum Command {
     Export(transfer::ExportArgs),
     /// Load a folder written by `board export` into this database, which must hold no data.
     Import(transfer::ImportArgs),
+    /// Webhooks: subscribe a URL to a workspace's events, list, remove, enable,
+    /// disable, and show the delivery attempts.
+    #[command(subcommand)]
+    Webhook(webhook::Cmd),
 }
 
 #[tokio::main]
@@ -119,6 +124,13 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     let mut options = Options::new(&cli.database_url);
     options.files_dir = cli.files_dir;
     options.files_url = cli.files_url;
+    options.webhook_allow_private = matches!(
+        &cli.command,
+        Command::Webhook(webhook::Cmd::Add {
+            allow_private: true,
+            ..
+        })
+    );
     options.max_connections = 2;
     // Only `board init` creates a missing SQLite file: elsewhere a mistyped
     // path or another working folder is refused, not silently made new.
@@ -148,6 +160,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Copy(args) => transfer::copy(&board, &options, out, args).await,
         Command::Export(args) => transfer::export(&board, out, args).await,
         Command::Import(args) => transfer::import(&board, out, args).await,
+        Command::Webhook(cmd) => webhook::run(&board, out, cmd).await,
     };
     board.close().await;
     result

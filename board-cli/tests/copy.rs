@@ -60,7 +60,13 @@ struct Story {
     project: String,
     member_token: String,
     revoked_token: String,
+    /// A webhook (contract §18), turned off at once so that its fields stay
+    /// as they are; the copy must carry it with its secret and position.
+    webhook: String,
 }
+
+/// The secret of the story's webhook.
+const WEBHOOK_SECRET: &str = "the-webhook-secret-of-the-story";
 
 /// Fills the source through the API: moves, a deleted column, comments with
 /// images, attachments, relations, a project set with columnScope PROJECT,
@@ -154,6 +160,22 @@ async fn fill(app: &App) -> Story {
         json!({"targetId": b, "kind": "BLOCKS"}),
     )
     .await;
+    // A public address literal: the source server may try it (it cannot
+    // reach it here), and turns it off at once.
+    let hook = ok(
+        app,
+        "POST",
+        "/api/webhooks",
+        json!({"tenantId": t, "url": "http://93.184.216.34/hook", "secret": WEBHOOK_SECRET}),
+    )
+    .await;
+    ok(
+        app,
+        "PATCH",
+        &format!("/api/webhooks/{}", id(&hook)),
+        json!({"active": false}),
+    )
+    .await;
     let project = app.project(&t, "Web").await;
     ok(
         app,
@@ -188,6 +210,7 @@ async fn fill(app: &App) -> Story {
         project,
         member_token,
         revoked_token,
+        webhook: id(&hook),
     }
 }
 
@@ -206,6 +229,7 @@ async fn read_all(
         format!("/api/columns?tenant={tenant}"),
         format!("/api/columns?tenant={tenant}&project={p}"),
         format!("/api/settings?tenant={tenant}"),
+        format!("/api/webhooks?tenant={tenant}"),
     ];
     for card in &s.cards {
         for suffix in ["", "/history", "/comments", "/attachments", "/relations"] {
@@ -317,6 +341,7 @@ async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
     assert_eq!(report["tables"]["comments"], 2, "{report}");
     assert_eq!(report["tables"]["attachments"], 2, "{report}");
     assert_eq!(report["tables"]["relations"], 2, "{report}");
+    assert_eq!(report["tables"]["webhooks"], 1, "{report}");
     assert_eq!(report["files"], 2, "{report}");
     assert_eq!(
         target.stored_files().await.len(),
@@ -324,7 +349,11 @@ async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
         "both files are in the target's store, published"
     );
 
-    let server: Running = common::start(common::config(&target, &[])).await;
+    let server: Running = common::start(common::config(
+        &target,
+        &[("BOARD_WEBHOOK_ALLOW_PRIVATE", "true")],
+    ))
+    .await;
     assert!(
         server.first_run.is_none(),
         "the copied installation is not a first run"
@@ -436,6 +465,43 @@ async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
     let fresh = events(http, &server.base, token, t, last_seq).await;
     let seqs: Vec<i64> = fresh.iter().map(|f| f.id.unwrap()).collect();
     assert_eq!(seqs, [last_seq + 1, last_seq + 2], "{fresh:?}");
+
+    // The webhook came with its position and its secret: turned on towards
+    // a receiver, it delivers every event after its position, signed with
+    // the secret the source was given.
+    let hooks = &after[&format!("/api/webhooks?tenant={t}")];
+    let position = hooks[0]["lastDeliveredSeq"].as_i64().unwrap();
+    assert!(position > 0 && position < last_seq, "{hooks}");
+    let receiver = testkit::receiver::Receiver::start().await;
+    let r = common::request(
+        http,
+        &server.base,
+        token,
+        "PATCH",
+        &format!("/api/webhooks/{}", story.webhook),
+        Some(json!({"url": receiver.url, "active": true})),
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.body["skipped"].clone()),
+        (200, json!(0)),
+        "{r:?}"
+    );
+    let want: Vec<i64> = new_events
+        .iter()
+        .chain(&fresh)
+        .filter_map(|f| f.id)
+        .filter(|s| *s > position)
+        .collect();
+    let got = receiver
+        .wait_for(Duration::from_secs(20), |s| s.len() >= want.len())
+        .await;
+    assert_eq!(got, want);
+    for hit in receiver.hits() {
+        let ts: i64 = hit.timestamp.parse().unwrap();
+        let signed = board_core::webhook_signature(WEBHOOK_SECRET, ts, &hit.body);
+        assert_eq!(hit.signature, signed, "the copied secret signs");
+    }
     server.stop().await;
 }
 
@@ -597,9 +663,9 @@ testkit::on_both_backends! {
             ("no manifest", |d| std::fs::remove_file(d.join("manifest.json")).unwrap(), "manifest.json"),
             ("a future format", |d| {
                 let f = d.join("manifest.json");
-                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 2", "\"formatVersion\": 3");
+                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 3", "\"formatVersion\": 4");
                 std::fs::write(&f, text).unwrap();
-            }, "version 3"),
+            }, "version 4"),
         ];
         for (what, damage, says) in cases {
             let copy = source.db.dir.path().join(format!("damaged-{}", cuid2::create_id()));
@@ -622,6 +688,21 @@ testkit::on_both_backends! {
 }
 
 testkit::on_both_backends! {
+    async fn an_export_of_format_2_imports_without_webhooks(backend) {
+        let source = small_source().await;
+        let body = json!({"tenantId": source.tenant, "url": "http://93.184.216.34/hook"});
+        ok(&source, "POST", "/api/webhooks", body).await;
+        let export = source.db.dir.path().join("export");
+        let exported = cli(&source.db, &["--json", "export", "--out", export.to_str().unwrap()]).await.ok();
+        assert_eq!(exported["tables"]["webhooks"], 1, "{exported}");
+        to_format_2(&export);
+        let target = TestDb::new(backend).await;
+        let report = cli(&target, &["--json", "import", export.to_str().unwrap()]).await.ok();
+        assert_eq!(report["tables"]["cards"], 1, "{report}");
+        assert_eq!(report["tables"]["webhooks"], 0, "{report}");
+        assert_eq!(workspaces(&target).await, 1);
+    }
+
     async fn an_export_of_format_1_imports_with_null_actors(backend) {
         let source = small_source().await;
         let card = id(&source.card("Beta").await);
@@ -645,10 +726,33 @@ testkit::on_both_backends! {
     }
 }
 
-/// Rewrites a format 2 export as format 1 wrote it: no migration 11, none of
-/// the columns it added, new checksums.
+/// Rewrites a format 3 export as format 2 wrote it: no migration 13, none of
+/// the tables it added.
+fn to_format_2(dir: &std::path::Path) {
+    let path = dir.join("manifest.json");
+    let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(manifest["formatVersion"], 3);
+    manifest["formatVersion"] = json!(2);
+    manifest["migrationVersion"] = json!(11);
+    manifest["migrations"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|v| v.as_i64().unwrap() < 12);
+    for table in ["webhooks", "webhook_deliveries"] {
+        std::fs::remove_file(dir.join(format!("{table}.jsonl"))).unwrap();
+    }
+    manifest["tables"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|t| !t["name"].as_str().unwrap().starts_with("webhook"));
+    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+}
+
+/// Rewrites a format 3 export as format 1 wrote it: format 2 without
+/// migration 11 and the columns it added, new checksums.
 fn to_format_1(dir: &std::path::Path) {
     use sha2::{Digest, Sha256};
+    to_format_2(dir);
     let added = [
         ("history", "actor_id"),
         ("cards", "created_by"),

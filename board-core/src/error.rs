@@ -82,6 +82,9 @@ pub enum Rule {
     /// A write that would put more cards in a column than its WIP limit while
     /// the workspace's limits are `HARD` (contract §20).
     WipLimit,
+    /// A webhook URL whose host resolves to a loopback, private, link-local,
+    /// unique-local or unspecified address, or to none (contract §18).
+    WebhookTarget,
 }
 
 impl Rule {
@@ -100,6 +103,7 @@ impl Rule {
             Rule::InvalidAttachment => "INVALID_ATTACHMENT",
             Rule::InvalidAnchor => "INVALID_ANCHOR",
             Rule::WipLimit => "WIP_LIMIT",
+            Rule::WebhookTarget => "WEBHOOK_TARGET",
         }
     }
 }

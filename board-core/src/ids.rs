@@ -174,6 +174,8 @@ id_type!(/// Id of an entry of a card's history.
     HistoryId);
 id_type!(/// Id of a column set: a workspace's tenant set, or a project's set.
     ColumnSetId);
+id_type!(/// Id of a webhook (contract §18).
+    WebhookId);
 id_type!(/// Id of an issued token (part of the token; enough to revoke it).
     TokenId);
 

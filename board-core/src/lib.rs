@@ -338,6 +338,7 @@ mod text;
 mod time;
 mod transfer;
 mod validate;
+mod webhooks;
 mod wip;
 mod workspaces;
 
@@ -370,7 +371,7 @@ pub use flow::{
 pub use history::HistoryEntry;
 pub use ids::{
     AccountId, AttachmentId, CardId, ColumnId, CommentId, HistoryId, ProjectId, RelationId,
-    TokenId, WorkspaceId, CUID_PATTERN,
+    TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
 };
 pub use members::WorkspaceMember;
 pub use order::Placement;
@@ -387,6 +388,11 @@ pub use transfer::{
     TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
 };
 pub use validate::{FromJson, Input};
+pub use webhooks::deliver::{webhook_signature, FLUSH as WEBHOOK_FLUSH};
+pub use webhooks::{
+    CreatedWebhook, Delivery, NewWebhook, PatchedWebhook, Webhook, WebhookFields, WebhookPatch,
+    WebhookSettings, WebhookWorker, DELIVERIES_KEPT, MIN_SECRET, WEBHOOK_EVENTS,
+};
 pub use wip::{WipLimit, WipLimits};
 pub use workspaces::{Bootstrap, Project, Workspace};
 
@@ -440,6 +446,10 @@ pub struct Options {
     /// How long a temporary may sit before the sweep counts it as left by a
     /// crash (default [`TEMP_GRACE`], 1 h).
     pub temp_grace: std::time::Duration,
+    /// Whether webhooks may target loopback, private, link-local,
+    /// unique-local or unspecified addresses (`--webhook-allow-private`;
+    /// default off, contract §18).
+    pub webhook_allow_private: bool,
 }
 
 impl Options {
@@ -457,6 +467,7 @@ impl Options {
             attachments_enabled: true,
             file_store: None,
             temp_grace: TEMP_GRACE,
+            webhook_allow_private: false,
         }
     }
 }
@@ -483,6 +494,7 @@ pub struct Board {
     max_files_per_request: usize,
     attachments_enabled: bool,
     temp_grace: std::time::Duration,
+    webhook_allow_private: bool,
     writers: store::WriteQueue,
     feed: events::Feed,
     /// The feed, as the store tells it of a commit with events.
@@ -536,6 +548,7 @@ impl Board {
             max_files_per_request: options.max_files_per_request,
             attachments_enabled: options.attachments_enabled,
             temp_grace: options.temp_grace,
+            webhook_allow_private: options.webhook_allow_private,
             writers: store::WriteQueue::default(),
             database_url: options.database_url,
         })

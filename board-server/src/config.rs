@@ -85,6 +85,28 @@ pub struct Config {
     /// left by a crash (tests set it to 0s to sweep at once).
     #[arg(long, env = "BOARD_SWEEP_GRACE", default_value = "1h", value_parser = parse_duration, hide = true)]
     pub sweep_grace: Duration,
+    /// Let webhooks deliver to loopback, private, link-local, unique-local and
+    /// unspecified addresses (tests, trusted networks). Off: such targets are
+    /// refused with 422 WEBHOOK_TARGET, at creation and at every delivery.
+    #[arg(long, env = "BOARD_WEBHOOK_ALLOW_PRIVATE", num_args = 0..=1, require_equals = true, default_value = "false",
+          default_missing_value = "true", action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub webhook_allow_private: bool,
+    /// How long a webhook may fail before it turns inactive (contract §18: 24h).
+    #[arg(long, env = "BOARD_WEBHOOK_GIVE_UP", default_value = "24h", value_parser = parse_timeout)]
+    pub webhook_give_up: Duration,
+    /// How long one delivery attempt may take (contract §18: 10s; tests only).
+    #[arg(long, env = "BOARD_WEBHOOK_TIMEOUT", default_value = "10s", value_parser = parse_timeout, hide = true)]
+    pub webhook_timeout: Duration,
+    /// How long a server's lease on a webhook lasts unrenewed: how soon another
+    /// server takes over the webhooks of one that died (60s; tests shorten it).
+    #[arg(long, env = "BOARD_WEBHOOK_LEASE", default_value = "60s", value_parser = parse_timeout, hide = true)]
+    pub webhook_lease: Duration,
+    /// How often the delivery worker looks for webhooks to deliver to (1s;
+    /// the statement-budget test sets 1h, so that no background statement
+    /// falls into a route's count).
+    #[arg(long, env = "BOARD_WEBHOOK_SCAN", default_value = "1s", value_parser = parse_timeout, hide = true)]
+    pub webhook_scan: Duration,
 }
 
 /// A duration: a whole number with a unit, `s`, `m`, `h` or `d` (`90m`, `24h`).

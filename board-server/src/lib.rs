@@ -78,6 +78,7 @@ impl Server {
         options.files_dir = config.files_dir.clone();
         options.files_url = config.files_url.clone();
         options.temp_grace = config.sweep_grace;
+        options.webhook_allow_private = config.webhook_allow_private;
         options.max_attachment_bytes = config.max_attachment_bytes;
         options.max_files_per_request = config.max_files_per_request;
         options.attachments_enabled = config.attachments == config::Switch::On;
@@ -123,6 +124,14 @@ impl Server {
             ..
         } = self;
         let sweeper = tokio::spawn(sweep_hourly(board.clone(), config.events_retention));
+        let webhooks = board.deliver_webhooks(board_core::WebhookSettings {
+            timeout: config.webhook_timeout,
+            give_up: config.webhook_give_up,
+            lease: config.webhook_lease,
+            scan: config.webhook_scan,
+            allow_private: config.webhook_allow_private,
+            ..board_core::WebhookSettings::default()
+        })?;
         let metrics = Arc::new(metrics::Metrics::default());
         // Open event streams end when shutdown starts, so that graceful
         // shutdown does not wait for them forever.
@@ -153,6 +162,7 @@ impl Server {
         })
         .await;
         sweeper.abort();
+        webhooks.stop().await;
         board.close().await;
         tracing::info!("stopped");
         Ok(())

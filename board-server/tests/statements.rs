@@ -123,7 +123,10 @@ async fn patch_count(app: &App, path: String, tag: Option<String>, body: Value) 
 on_both_backends! {
     async fn each_route_keeps_its_statement_budget(backend) {
         let db = TestDb::new(backend).await;
-        let server = start_server(SERVER, &db, &[("BOARD_LOG", "warn,sqlx::query=debug")]).await;
+        // The webhook worker looks for work at start, then not again for an
+        // hour: none of its statements falls into a route's count.
+        let env = [("BOARD_LOG", "warn,sqlx::query=debug"), ("BOARD_WEBHOOK_SCAN", "1h")];
+        let server = start_server(SERVER, &db, &env).await;
         let (token, tenant) = first_run(&server.lines).expect("first run");
         let app = App { db, server, token, tenant, http: reqwest::Client::new() };
         let t = app.tenant.clone();
@@ -196,6 +199,19 @@ on_both_backends! {
         counts.push(("PATCH /api/cards/[id] (move, hard WIP limit)", n));
         let (_, n) = count(&app, "POST", "/api/cards", Some(json!({"tenantId": t, "title": "z", "columnId": done}))).await;
         counts.push(("POST /api/cards (hard WIP limit)", n));
+        // Contract §18: the webhook routes (a public address literal: no DNS).
+        let body = json!({"tenantId": t, "url": "http://93.184.216.34/hook"});
+        let (hook, n) = count(&app, "POST", "/api/webhooks", Some(body)).await;
+        counts.push(("POST /api/webhooks", n));
+        let hook = hook["id"].as_str().unwrap().to_string();
+        let (_, n) = count(&app, "GET", &format!("/api/webhooks?tenant={t}"), None).await;
+        counts.push(("GET /api/webhooks", n));
+        let (_, n) = count(&app, "PATCH", &format!("/api/webhooks/{hook}"), Some(json!({"active": false}))).await;
+        counts.push(("PATCH /api/webhooks/[id]", n));
+        let (_, n) = count(&app, "GET", &format!("/api/webhooks/{hook}/deliveries"), None).await;
+        counts.push(("GET /api/webhooks/[id]/deliveries", n));
+        let (_, n) = count(&app, "DELETE", &format!("/api/webhooks/{hook}"), None).await;
+        counts.push(("DELETE /api/webhooks/[id]", n));
         assert_eq!(
             counts,
             BUDGET,
@@ -214,12 +230,14 @@ on_both_backends! {
 /// inline. (A used-up gap adds the renumbering's few statements, rarely: not
 /// on this route's first placement.) A move or create into a column with a hard
 /// WIP limit (contract §20) costs no statement more: the limit and the count are
-/// read by the statement that already reads the target column.
+/// read by the statement that already reads the target column. The webhook
+/// routes (contract §18) are new: an access check (and, by id, the webhook's
+/// read before it), then their statements.
 /// A `304` (contract §22) is the credential's statement and one more: the
 /// card (its tag is the hash of its JSON), the card with its list's versions,
 /// the set in effect with its versions, or the one statement of a workspace's
 /// columns (hashed).
-const BUDGET: [(&str, usize); 15] = [
+const BUDGET: [(&str, usize); 20] = [
     ("GET /api/columns", 2),
     ("POST /api/cards", 7),
     ("PATCH /api/cards/[id] (move)", 8),
@@ -238,4 +256,9 @@ const BUDGET: [(&str, usize); 15] = [
     ),
     ("PATCH /api/cards/[id] (move, hard WIP limit)", 8),
     ("POST /api/cards (hard WIP limit)", 7),
+    ("POST /api/webhooks", 3),
+    ("GET /api/webhooks", 2),
+    ("PATCH /api/webhooks/[id]", 6),
+    ("GET /api/webhooks/[id]/deliveries", 3),
+    ("DELETE /api/webhooks/[id]", 5),
 ];

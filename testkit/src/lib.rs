@@ -26,6 +26,7 @@ use tokio::task::JoinHandle;
 
 pub mod order;
 pub mod process;
+pub mod receiver;
 pub mod sse;
 pub mod wip;
 

@@ -28,4 +28,5 @@ mod settings;
 mod unavailable;
 mod upload_caps;
 mod uploads;
+mod webhooks;
 mod wip;

@@ -59,6 +59,11 @@ const CONTRACT: &[(&str, &str)] = &[
     ("DELETE", "/api/relations/{}"),
     ("GET", "/api/members"),
     ("GET", "/api/events"),
+    ("GET", "/api/webhooks"),
+    ("POST", "/api/webhooks"),
+    ("PATCH", "/api/webhooks/{}"),
+    ("DELETE", "/api/webhooks/{}"),
+    ("GET", "/api/webhooks/{}/deliveries"),
 ];
 
 fn documented(doc: &Value) -> BTreeMap<String, BTreeSet<String>> {

@@ -65,7 +65,7 @@ pub const ACCESS_RECHECK: Duration = Duration::from_secs(30);
 const CHANNEL: usize = 4096;
 
 /// How many events one read of the outbox takes.
-const BATCH: i64 = 1000;
+pub(crate) const BATCH: i64 = 1000;
 
 /// One committed change, as the stream sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -159,6 +159,8 @@ pub(crate) struct Feed(Arc<FeedInner>);
 #[derive(Debug)]
 struct FeedInner {
     wake: Notify,
+    /// Counts this process's commits with events, for the webhook worker.
+    commits: tokio::sync::watch::Sender<u64>,
     sender: broadcast::Sender<Live>,
     /// Set once the reader runs, from the horizon it started at.
     started: tokio::sync::OnceCell<()>,
@@ -186,6 +188,7 @@ impl OnCommit for Feed {
     /// time, so commits made while one is sent share the next.
     fn committed(&self) {
         self.0.wake.notify_one();
+        self.0.commits.send_modify(|n| *n = n.wrapping_add(1));
         if self.0.notify_pool.is_some() {
             self.0.due.store(true, Ordering::SeqCst);
             if !self.0.sending.swap(true, Ordering::SeqCst) {
@@ -200,6 +203,7 @@ impl Feed {
     pub(crate) fn new(pool: &AnyPool, backend: Backend) -> Feed {
         Feed(Arc::new(FeedInner {
             wake: Notify::new(),
+            commits: tokio::sync::watch::channel(0).0,
             sender: broadcast::channel(CHANNEL).0,
             started: tokio::sync::OnceCell::new(),
             pos: AtomicI64::new(0),
@@ -394,6 +398,12 @@ impl Board {
         Ok(sub)
     }
 
+    /// A signal that fires whenever this process commits events (another
+    /// process's commits are seen by polling).
+    pub(crate) fn event_signal(&self) -> EventSignal {
+        EventSignal(self.feed.0.commits.subscribe())
+    }
+
     /// The last seq retention removed.
     async fn pruned_through(&self) -> Result<i64> {
         let row = sqlx::query("SELECT pruned_through FROM event_log WHERE id = 1")
@@ -404,7 +414,7 @@ impl Board {
 
     /// The workspace's retained events after `after` up to `head`, in seq
     /// order (at most [`BATCH`]).
-    async fn workspace_events(
+    pub(crate) async fn workspace_events(
         &self,
         workspace: &WorkspaceId,
         after: i64,
@@ -538,6 +548,20 @@ impl Board {
     }
 }
 
+/// Fires whenever this process commits events ([`Board::event_signal`]).
+#[derive(Debug)]
+pub(crate) struct EventSignal(tokio::sync::watch::Receiver<u64>);
+
+impl EventSignal {
+    /// Waits for a commit with events since the last wait (at once when one
+    /// came meanwhile).
+    pub(crate) async fn wait(&mut self) {
+        if self.0.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
 /// Where the reader is: every event up to `last` is broadcast, and `prev` is
 /// the seq of the last one (or of the start).
 #[derive(Debug)]
@@ -559,14 +583,19 @@ async fn listen(url: &str) -> Option<sqlx::postgres::PgListener> {
 
 impl Admin<'_> {
     /// Removes the events written before `retention` ago (never the newest
-    /// one, which carries the head), keeping the last seq removed (a resume from before it gets `reset`). Returns how many.
+    /// one, which carries the head, and none an active webhook has not
+    /// delivered yet: at least once, never lost; a webhook failing for 24 h
+    /// turns inactive, which bounds what is kept), keeping the last seq
+    /// removed (a resume from before it gets `reset`). Returns how many.
     pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
         let cutoff = crate::time::now_plus(-(retention.as_secs() as i64));
         let mut tx = self.board.write_unlocked().await?;
         let row = sqlx::query(
             "UPDATE event_log SET pruned_through = COALESCE( \
                  (SELECT MAX(seq) FROM events WHERE at < $1 \
-                    AND seq < (SELECT MAX(seq) FROM events)), pruned_through) \
+                    AND seq < (SELECT MAX(seq) FROM events) \
+                    AND seq <= COALESCE((SELECT MIN(position) FROM webhooks WHERE active = 1), \
+                                        (SELECT MAX(seq) FROM events))), pruned_through) \
              WHERE id = 1 RETURNING pruned_through",
         )
         .bind(&cutoff)

@@ -4,7 +4,7 @@
 //! every choice the contract leaves open, are in `docs/flow.md`.
 
 mod sql;
-mod window;
+pub(crate) mod window;
 
 use std::collections::{BTreeMap, HashMap};
 

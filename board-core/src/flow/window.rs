@@ -90,7 +90,7 @@ pub(crate) fn day_text(ms: i64) -> String {
 
 /// Parses `YYYY-MM-DD` (midnight UTC) or `YYYY-MM-DDTHH:MM[:SS[.fff…]]`
 /// followed by `Z` or `±HH:MM` (a space for the `T`, a lowercase `t`/`z` too).
-fn parse_time(text: &str) -> Option<i64> {
+pub(crate) fn parse_time(text: &str) -> Option<i64> {
     let b = text.trim().as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> {
         let s = b.get(r)?;

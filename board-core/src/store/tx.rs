@@ -10,7 +10,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 use super::outbox::{self, OnCommit, OutboxRow};
 use super::Backend;
 use crate::error::{Error, Result};
-use crate::ids::{CardId, ColumnId, ColumnSetId, WorkspaceId};
+use crate::ids::{CardId, ColumnId, ColumnSetId, WebhookId, WorkspaceId};
 
 /// The only kind of transaction that changes data, and the locks it holds.
 ///
@@ -71,6 +71,8 @@ pub(crate) enum Lock<'a> {
     ColumnSets(&'a [ColumnSetId]),
     /// A card row: its comments and attachments.
     Card(&'a CardId),
+    /// A webhook row: its state and delivery position (contract §18).
+    Webhook(&'a WebhookId),
 }
 
 impl Lock<'_> {
@@ -79,6 +81,7 @@ impl Lock<'_> {
             Lock::Workspace(_) | Lock::Settings(_) => 0,
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => 1,
             Lock::Card(_) => 2,
+            Lock::Webhook(_) => 3,
         }
     }
 
@@ -90,6 +93,7 @@ impl Lock<'_> {
             Lock::Settings(_) => Error::not_reached(),
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
             Lock::Card(_) => Error::NotFound("card"),
+            Lock::Webhook(_) => Error::NotFound("webhook"),
         }
     }
 }
@@ -153,6 +157,7 @@ impl WriteTx {
                 ("column_sets", "id", ids)
             }
             Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
+            Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
         };
         let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
         // PostgreSQL locks the rows in the order the inner SELECT returns them

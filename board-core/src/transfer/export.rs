@@ -180,17 +180,23 @@ fn verify(dir: &Path) -> Result<Manifest> {
         .map_err(|e| corrupt(format!("{}: {e}", dir.join(MANIFEST).display())))?;
     let manifest: Manifest =
         serde_json::from_slice(&text).map_err(|e| corrupt(format!("{MANIFEST}: {e}")))?;
-    if manifest.format != FORMAT || Absent::of(manifest.format_version).is_none() {
+    let Some(absent) = Absent::of(manifest.format_version).filter(|_| manifest.format == FORMAT)
+    else {
         return Err(Error::Transfer(format!(
             "{MANIFEST} is format {} version {}; this build reads {FORMAT} versions 1 \
-             and {EXPORT_FORMAT_VERSION}",
+             to {EXPORT_FORMAT_VERSION}",
             manifest.format, manifest.format_version
         )));
-    }
+    };
     let names: Vec<&str> = manifest.tables.iter().map(|t| t.name.as_str()).collect();
-    if names != TABLES {
+    let expected: Vec<&str> = TABLES
+        .iter()
+        .copied()
+        .filter(|t| !absent.table(t))
+        .collect();
+    if names != expected {
         return Err(corrupt(format!(
-            "{MANIFEST} lists the tables {names:?}, expected {TABLES:?}"
+            "{MANIFEST} lists the tables {names:?}, expected {expected:?}"
         )));
     }
     for t in &manifest.tables {
@@ -393,7 +399,9 @@ impl Admin<'_> {
                 schema.version()
             )));
         }
-        for (entry, cols) in manifest.tables.iter().zip(&schema.tables) {
+        let index = |name: &str| TABLES.iter().position(|t| *t == name).expect("verified");
+        for entry in &manifest.tables {
+            let cols = &schema.tables[index(&entry.name)];
             let mut theirs = entry.columns.clone();
             let mut ours: Vec<String> = cols
                 .iter()
@@ -411,7 +419,8 @@ impl Admin<'_> {
         }
         prepare_target(&mut tx).await?;
         let mut tally = Tally::new(options);
-        for (i, entry) in manifest.tables.iter().enumerate() {
+        for entry in &manifest.tables {
+            let i = index(&entry.name);
             let cols = &schema.tables[i];
             let size = rows_per_statement(cols.len());
             let mut batch: Vec<Row> = Vec::with_capacity(size);

@@ -48,6 +48,8 @@ pub const TABLES: &[&str] = &[
     "relations",
     "event_log",
     "events",
+    "webhooks",
+    "webhook_deliveries",
 ];
 
 /// Tables whose rows the migrations themselves create (`event_log`'s counter

@@ -17,6 +17,7 @@ mod members;
 mod relations;
 mod settings;
 mod table;
+mod webhooks;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -303,6 +304,11 @@ route_table! {
     relations::delete,
     members::list,
     events::stream,
+    webhooks::list,
+    webhooks::create,
+    webhooks::patch,
+    webhooks::delete,
+    webhooks::deliveries,
 }
 
 /// Every route of the server, as one filter (which rejects only when the
@@ -365,4 +371,5 @@ path_ids!(
     board_core::CommentId => "comment",
     board_core::AttachmentId => "attachment",
     board_core::RelationId => "relation",
+    board_core::WebhookId => "webhook",
 );
