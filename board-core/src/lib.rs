@@ -309,6 +309,7 @@
 #![warn(missing_docs)]
 
 mod access;
+mod archive;
 mod attachments;
 mod cards;
 mod columns;
@@ -325,6 +326,7 @@ mod members;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod order;
+mod paging;
 mod query;
 mod relations;
 #[cfg(feature = "s3")]
@@ -350,6 +352,7 @@ pub use access::{
     check_token_lifetime, Account, Actor, IssuedToken, Membership, Role, Session,
     MAX_TOKEN_LIFETIME,
 };
+pub use archive::{ArchivedPage, ArchivedQuery};
 pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
 pub use columns::{

@@ -114,6 +114,13 @@ on_both_backends! {
         counts.push(("PATCH /api/cards/[id] (move, hard WIP limit)", n));
         let (_, n) = count(&app, "POST", "/api/cards", Some(json!({"tenantId": t, "title": "z", "columnId": done}))).await;
         counts.push(("POST /api/cards (hard WIP limit)", n));
+        // Contract §19: archive, the archived list, restore (into that limited column).
+        let (_, n) = count(&app, "POST", &format!("/api/cards/{card}/archive"), None).await;
+        counts.push(("POST /api/cards/[id]/archive", n));
+        let (_, n) = count(&app, "GET", &format!("/api/cards?tenant={t}&archived=true"), None).await;
+        counts.push(("GET /api/cards?archived=true", n));
+        let (_, n) = count(&app, "POST", &format!("/api/cards/{card}/restore"), None).await;
+        counts.push(("POST /api/cards/[id]/restore", n));
         assert_eq!(
             counts,
             BUDGET,
@@ -133,7 +140,13 @@ on_both_backends! {
 /// on this route's first placement.) A move or create into a column with a hard
 /// WIP limit (contract §20) costs no statement more: the limit and the count are
 /// read by the statement that already reads the target column.
-const BUDGET: [(&str, usize); 10] = [
+/// Archive (contract §19) reads the card with its reach, locks and re-reads it
+/// as a move does, then sets `archived_at` and opens its stay in
+/// `card_archives` (two statements: SQLite has no data-modifying CTE), and the
+/// event; restore reads its column (or the set's first) with the WIP room in one
+/// statement, then the card's `UPDATE`, the stay's close and the event. The
+/// archived list is the access check and one keyset read.
+const BUDGET: [(&str, usize); 13] = [
     ("GET /api/columns", 2),
     ("POST /api/cards", 7),
     ("PATCH /api/cards/[id] (move)", 8),
@@ -144,4 +157,7 @@ const BUDGET: [(&str, usize); 10] = [
     ("GET /api/board", 4),
     ("PATCH /api/cards/[id] (move, hard WIP limit)", 8),
     ("POST /api/cards (hard WIP limit)", 7),
+    ("POST /api/cards/[id]/archive", 7),
+    ("GET /api/cards?archived=true", 2),
+    ("POST /api/cards/[id]/restore", 8),
 ];

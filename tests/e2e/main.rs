@@ -4,6 +4,7 @@
 //!
 //! `cargo test --test e2e`; one module: `cargo test --test e2e cards::`.
 
+mod archive;
 mod attachments;
 mod auth;
 mod authors;

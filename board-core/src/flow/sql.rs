@@ -135,11 +135,13 @@ pub(crate) fn percentiles(sorted: &[i64]) -> Option<(i64, i64)> {
     Some((at(50)?, at(85)?))
 }
 
-/// The cards in each column of the set now (`$1` the set): `(id, wip)`.
+/// The cards in each column of the set now, archived ones left out (`$1` the
+/// set): `(id, wip)`.
 pub(crate) const WIP: &str = "SELECT c.id, COUNT(k.id) AS wip FROM columns c \
-     LEFT JOIN cards k ON k.column_id = c.id WHERE c.set_id = $1 GROUP BY c.id";
+     LEFT JOIN cards k ON k.column_id = c.id AND k.archived_at IS NULL \
+     WHERE c.set_id = $1 GROUP BY c.id";
 
-/// Up to 20 cards of the set (`$1`) outside its done column, oldest first, with
+/// Up to 20 cards of the set (`$1`) outside its done column and not archived, oldest first, with
 /// their age and time in their column at `$2` (now).
 pub(crate) fn aging_statement(backend: Backend) -> String {
     let now = backend.epoch_seconds_sql("$2");
@@ -147,7 +149,7 @@ pub(crate) fn aging_statement(backend: Backend) -> String {
         "SELECT k.id, k.title, c.name, {now} - {} AS age, {now} - {} AS in_column \
          FROM cards k JOIN columns c ON c.id = k.column_id \
          LEFT JOIN history h ON h.card_id = k.id AND h.seq = k.history_seq \
-         WHERE c.set_id = $1 AND c.done = 0 ORDER BY k.created_at, k.id LIMIT 20",
+         WHERE c.set_id = $1 AND c.done = 0 AND k.archived_at IS NULL ORDER BY k.created_at, k.id LIMIT 20",
         backend.epoch_seconds_sql("k.created_at"),
         backend.epoch_seconds_sql("COALESCE(h.moved_at, k.created_at)"),
     )

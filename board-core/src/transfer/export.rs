@@ -183,14 +183,20 @@ fn verify(dir: &Path) -> Result<Manifest> {
     if manifest.format != FORMAT || Absent::of(manifest.format_version).is_none() {
         return Err(Error::Transfer(format!(
             "{MANIFEST} is format {} version {}; this build reads {FORMAT} versions 1 \
-             and {EXPORT_FORMAT_VERSION}",
+             to {EXPORT_FORMAT_VERSION}",
             manifest.format, manifest.format_version
         )));
     }
+    let absent = Absent::of(manifest.format_version).expect("checked");
     let names: Vec<&str> = manifest.tables.iter().map(|t| t.name.as_str()).collect();
-    if names != TABLES {
+    let expected: Vec<&str> = TABLES
+        .iter()
+        .copied()
+        .filter(|t| !absent.table(t))
+        .collect();
+    if names != expected {
         return Err(corrupt(format!(
-            "{MANIFEST} lists the tables {names:?}, expected {TABLES:?}"
+            "{MANIFEST} lists the tables {names:?}, expected {expected:?}"
         )));
     }
     for t in &manifest.tables {
@@ -393,7 +399,14 @@ impl Admin<'_> {
                 schema.version()
             )));
         }
-        for (entry, cols) in manifest.tables.iter().zip(&schema.tables) {
+        // Each table of the export with its index in `TABLES` (an older export
+        // lacks some tables: they stay empty).
+        let entries: Vec<(usize, &_)> = (0..TABLES.len())
+            .filter(|i| !absent.table(TABLES[*i]))
+            .zip(&manifest.tables)
+            .collect();
+        for &(i, entry) in &entries {
+            let cols = &schema.tables[i];
             let mut theirs = entry.columns.clone();
             let mut ours: Vec<String> = cols
                 .iter()
@@ -411,7 +424,7 @@ impl Admin<'_> {
         }
         prepare_target(&mut tx).await?;
         let mut tally = Tally::new(options);
-        for (i, entry) in manifest.tables.iter().enumerate() {
+        for &(i, entry) in &entries {
             let cols = &schema.tables[i];
             let size = rows_per_statement(cols.len());
             let mut batch: Vec<Row> = Vec::with_capacity(size);

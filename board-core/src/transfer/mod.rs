@@ -42,6 +42,7 @@ pub const TABLES: &[&str] = &[
     "column_sets",
     "columns",
     "cards",
+    "card_archives",
     "history",
     "comments",
     "attachments",

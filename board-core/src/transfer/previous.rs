@@ -1,26 +1,33 @@
-//! The export format versions an import reads: this build's, and the one
-//! before it, whose exports lack what migration 0011 added (contract §17).
+//! The export format versions an import reads: this build's, and the ones
+//! before it: version 2 lacks what migration 0012 added (contract §19), version 1
+//! also what migration 0011 added (contract §17).
 
 /// The export format this build writes (docs/export.md).
-pub const EXPORT_FORMAT_VERSION: u32 = 2;
+pub const EXPORT_FORMAT_VERSION: u32 = 3;
 
-/// The migration format version 2 added.
-const ADDED_MIGRATION: i64 = 11;
+/// The columns format version 3 added (migration 0012).
+const ADDED_IN_3: &[(&str, &str)] = &[("cards", "archived_at")];
 
-/// The columns format version 2 added, as (table, column): a version 1
-/// export has none of them, and its rows go in with null there.
-const ADDED_COLUMNS: &[(&str, &str)] = &[
+/// The columns formats 2 (migration 0011) and 3 added, for a version 1
+/// export: its rows go in with null there.
+const ADDED_SINCE_1: &[(&str, &str)] = &[
     ("history", "actor_id"),
     ("cards", "created_by"),
     ("relations", "created_by"),
     ("attachments", "uploaded_by"),
+    ("cards", "archived_at"),
 ];
+
+/// The tables format version 3 added: an older export has no file for them,
+/// and they are imported empty (an import rebuilds what they derive from).
+const TABLES_ADDED_IN_3: &[&str] = &["card_archives"];
 
 /// What an export of one format version lacks of this build's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Absent {
     columns: &'static [(&'static str, &'static str)],
-    migration: Option<i64>,
+    tables: &'static [&'static str],
+    migrations: &'static [i64],
 }
 
 impl Absent {
@@ -30,11 +37,18 @@ impl Absent {
         match version {
             EXPORT_FORMAT_VERSION => Some(Absent {
                 columns: &[],
-                migration: None,
+                tables: &[],
+                migrations: &[],
+            }),
+            2 => Some(Absent {
+                columns: ADDED_IN_3,
+                tables: TABLES_ADDED_IN_3,
+                migrations: &[12],
             }),
             1 => Some(Absent {
-                columns: ADDED_COLUMNS,
-                migration: Some(ADDED_MIGRATION),
+                columns: ADDED_SINCE_1,
+                tables: TABLES_ADDED_IN_3,
+                migrations: &[11, 12],
             }),
             _ => None,
         }
@@ -44,13 +58,18 @@ impl Absent {
     pub(crate) fn migrations(&self, ours: &[i64]) -> Vec<i64> {
         ours.iter()
             .copied()
-            .filter(|v| Some(*v) != self.migration)
+            .filter(|v| !self.migrations.contains(v))
             .collect()
     }
 
     /// True when such an export has no `column` in `table`.
     pub(crate) fn column(&self, table: &str, column: &str) -> bool {
         self.columns.contains(&(table, column))
+    }
+
+    /// True when such an export has no file for `table`.
+    pub(crate) fn table(&self, table: &str) -> bool {
+        self.tables.contains(&table)
     }
 }
 
@@ -59,13 +78,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn version_1_lacks_migration_11_and_its_columns() {
+    fn older_versions_lack_later_migrations_and_their_columns() {
+        assert!(ADDED_IN_3.iter().all(|c| ADDED_SINCE_1.contains(c)));
         let v1 = Absent::of(1).unwrap();
-        assert_eq!(v1.migrations(&[1, 2, 10, 11]), vec![1, 2, 10]);
+        assert_eq!(v1.migrations(&[1, 2, 10, 11, 12]), vec![1, 2, 10]);
         assert!(v1.column("cards", "created_by") && !v1.column("cards", "title"));
-        let v2 = Absent::of(EXPORT_FORMAT_VERSION).unwrap();
-        assert_eq!(v2.migrations(&[1, 11]), vec![1, 11]);
-        assert!(!v2.column("cards", "created_by"));
-        assert!(Absent::of(3).is_none() && Absent::of(0).is_none());
+        assert!(v1.column("cards", "archived_at") && v1.table("card_archives"));
+        let v2 = Absent::of(2).unwrap();
+        assert_eq!(v2.migrations(&[1, 11, 12]), vec![1, 11]);
+        assert!(!v2.column("cards", "created_by") && v2.column("cards", "archived_at"));
+        let v3 = Absent::of(EXPORT_FORMAT_VERSION).unwrap();
+        assert_eq!(v3.migrations(&[1, 12]), vec![1, 12]);
+        assert!(!v3.table("card_archives") && !v3.column("cards", "archived_at"));
+        assert!(Absent::of(4).is_none() && Absent::of(0).is_none());
     }
 }
