@@ -398,6 +398,30 @@ on_both_backends! {
         assert_eq!(id(&last), a, "restored at the end of its column");
     }
 
+    async fn search_prints_cards_with_their_snippets(backend) {
+        let app = common::spawn_app(backend).await;
+        let a = id(&app.card("Ação de revisão").await);
+        app.card("Coração").await;
+        let r = app.call("POST", &format!("/api/cards/{a}/comments"), Some(json!({"content": "a revisão começa amanhã"}))).await;
+        assert_eq!(r.status, 201);
+        let found = app.cli(&["--json", "search", "--workspace", "Default", "acao rev"]).await.ok();
+        assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+        assert_eq!(found["results"][0]["card"]["id"], a.as_str());
+        let table = app.cli(&["search", "--workspace", "Default", "REVISAO"]).await;
+        assert!(table.success, "{}", table.stderr);
+        for word in ["matched", "snippet", "Ação de revisão", "title"] {
+            assert!(table.stdout.contains(word), "{word}: {}", table.stdout);
+        }
+        assert!(!table.stdout.contains("Coração"), "{}", table.stdout);
+        app.cli(&["card", "archive", &a]).await.ok();
+        let none = app.cli(&["--json", "search", "--workspace", "Default", "acao"]).await.ok();
+        assert_eq!(none["results"], json!([]));
+        let with = app.cli(&["search", "--workspace", "Default", "--archived", "acao"]).await;
+        assert!(with.stdout.contains("(archived)"), "{}", with.stdout);
+        let bad = app.cli(&["search", "--workspace", "Default", "!!"]).await;
+        assert!(!bad.success && bad.stderr.contains("at least one word"), "{}", bad.stderr);
+    }
+
     async fn wip_limits_are_set_listed_and_enforced(backend) {
         let app = common::spawn_app(backend).await;
         let doing = app.cli(&["--json", "column", "set", "Doing", "--workspace", "Default", "--wip-limit", "1"]).await.ok();

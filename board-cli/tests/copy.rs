@@ -659,6 +659,10 @@ testkit::on_both_backends! {
         let got = board.card(op, &card).await.unwrap();
         assert_eq!(got.archived_at, archived.archived_at, "format 3 keeps archivedAt");
         assert!(got.archived_at.is_some());
+        let query = board_core::SearchQuery::new(board_core::SetQuery::workspace(got.workspace_id.clone()), "parked")
+            .archived(true);
+        let found = board.search(op, &query).await.unwrap();
+        assert_eq!(found.results.len(), 1, "format 3 carries the search index: {found:?}");
         board.close().await;
 
         to_format(&export, 2);
@@ -668,6 +672,11 @@ testkit::on_both_backends! {
         let board = target.open().await;
         let got = board.card(op, &card).await.unwrap();
         assert_eq!(got.archived_at, None, "format 2 predates archiving");
+        // Its search index is rebuilt by the import.
+        let query = board_core::SearchQuery::new(board_core::SetQuery::workspace(got.workspace_id.clone()), "parke");
+        let found = board.search(op, &query).await.unwrap();
+        assert_eq!(found.results.len(), 1, "{found:?}");
+        assert_eq!(found.results[0].card.id, card);
         board.close().await;
     }
 }
@@ -697,10 +706,12 @@ fn to_format(dir: &std::path::Path, version: u32) {
         .unwrap()
         .retain(|v| !migrations.contains(&v.as_i64().unwrap()));
     let tables = manifest["tables"].as_array_mut().unwrap();
-    for table in tables.iter().filter(|t| t["name"] == "card_archives") {
+    let added_tables = ["card_archives", "search_terms", "search_state"];
+    let added_table = |t: &Value| added_tables.iter().any(|n| t["name"] == *n);
+    for table in tables.iter().filter(|t| added_table(t)) {
         std::fs::remove_file(dir.join(table["file"].as_str().unwrap())).unwrap();
     }
-    tables.retain(|t| t["name"] != "card_archives");
+    tables.retain(|t| !added_table(t));
     for table in tables {
         let name = table["name"].as_str().unwrap().to_string();
         let columns: Vec<&str> = added

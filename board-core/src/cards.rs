@@ -17,6 +17,7 @@ use crate::history;
 use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::order::{self, Placement, Repositioned, Spot, SPACING};
 use crate::query::SetQuery;
+use crate::search::index;
 use crate::store::{Lock, WriteTx};
 use crate::text::Name;
 use crate::time::{now, Timestamp};
@@ -320,6 +321,7 @@ impl Board {
             repositioned(&mut tx, actor, ws, &column, &spot);
         }
         history::record(&mut tx, actor, &id, None, &column_name).await?;
+        index::write(&mut tx, index::title(&id, ws, &card.title), false).await?;
         tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
@@ -378,6 +380,8 @@ impl Board {
                 .bind(at)
                 .fetch_one(&mut *tx)
                 .await?;
+            let doc = index::title(id, &card.workspace_id, &card.title);
+            index::write(&mut tx, doc, true).await?;
             tx.emit(Change::new(
                 "card.updated",
                 &card.workspace_id,
@@ -408,6 +412,10 @@ impl Board {
             .map_err(order::position_taken)?;
         if let Some((to_name, from_name)) = names {
             history::record(&mut tx, actor, id, Some(&from_name), &to_name).await?;
+        }
+        if moved.title != card.title {
+            let doc = index::title(id, &moved.workspace_id, &moved.title);
+            index::write(&mut tx, doc, true).await?;
         }
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, &moved.workspace_id, column, &spot);

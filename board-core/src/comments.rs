@@ -11,6 +11,7 @@ use crate::attachments::{self, Attachment};
 use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
+use crate::search::index;
 use crate::store::{Lock, WriteTx};
 use crate::text::CommentText;
 use crate::time::{now, Timestamp};
@@ -229,8 +230,16 @@ impl Board {
         .bind(at)
         .fetch_one(&mut *tx)
         .await?;
+        let doc = index::Doc {
+            id: id.as_str(),
+            workspace: ws.as_str(),
+            card: card.as_str(),
+            text: &row.content,
+        };
+        index::write(&mut tx, doc, false).await?;
         let ids = input.attachment_ids.unwrap_or_default();
-        // Images only when some are bound: a plain comment is one statement.
+        // Images only when some are bound: a plain comment is one statement
+        // (and its words one more).
         let comment = if ids.is_empty() {
             with_images(row, Vec::new())
         } else {
@@ -265,6 +274,13 @@ impl Board {
         if updated.rows_affected() == 0 {
             return Err(Error::NotFound("comment"));
         }
+        let doc = index::Doc {
+            id: id.as_str(),
+            workspace: workspace.as_str(),
+            card: card.as_str(),
+            text: input.content.as_ref(),
+        };
+        index::write(&mut tx, doc, true).await?;
         let mut removed = Vec::new();
         if let Some(wanted) = &input.attachment_ids {
             let bound = attachments::select(&mut *tx, "WHERE comment_id = $1", id).await?;
@@ -318,6 +334,7 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("comment"));
         }
+        index::forget(&mut tx, id.as_str()).await?;
         let event = Change::deleted("comment.deleted", &workspace, actor, &id);
         tx.emit(event);
         tx.commit().await?;

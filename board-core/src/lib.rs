@@ -331,6 +331,7 @@ mod query;
 mod relations;
 #[cfg(feature = "s3")]
 mod s3;
+mod search;
 mod sets;
 mod settings;
 mod store;
@@ -379,6 +380,9 @@ pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 #[cfg(feature = "s3")]
 pub use s3::S3Store;
+pub use search::{
+    SearchMatch, SearchPage, SearchQuery, SearchResult, MAX_COMMENT_MATCHES, MAX_QUERY,
+};
 pub use settings::{ColumnScope, Settings, SettingsPatch};
 pub use store::Backend;
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
@@ -527,7 +531,7 @@ impl Board {
             })?),
         };
         let feed = events::Feed::new(&pool, backend);
-        Ok(Board {
+        let board = Board {
             on_commit: Arc::new(feed.clone()),
             feed,
             pool,
@@ -539,7 +543,9 @@ impl Board {
             temp_grace: options.temp_grace,
             writers: store::WriteQueue::default(),
             database_url: options.database_url,
-        })
+        };
+        board.ensure_search_index().await?;
+        Ok(board)
     }
 
     /// The backend in use.

@@ -24,6 +24,7 @@ mod openapi;
 mod order;
 mod relations;
 mod schema;
+mod search;
 mod settings;
 mod unavailable;
 mod upload_caps;

@@ -48,6 +48,7 @@ const CONTRACT: &[(&str, &str)] = &[
     ("POST", "/api/cards/{}/restore"),
     ("GET", "/api/board"),
     ("GET", "/api/flow"),
+    ("GET", "/api/search"),
     ("GET", "/api/cards/{}/comments"),
     ("POST", "/api/cards/{}/comments"),
     ("PATCH", "/api/comments/{}"),

@@ -468,6 +468,9 @@ impl Admin<'_> {
             }
         }
         continue_counters(&mut tx).await?;
+        if absent.search_index() {
+            crate::search::index::rebuild(&mut tx).await?;
+        }
         let mut files = PendingFiles::new(self.board);
         for (n, f) in manifest.files.iter().enumerate() {
             let written = async {

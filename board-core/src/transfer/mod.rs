@@ -49,11 +49,14 @@ pub const TABLES: &[&str] = &[
     "relations",
     "event_log",
     "events",
+    "search_terms",
+    "search_state",
 ];
 
 /// Tables whose rows the migrations themselves create (`event_log`'s counter
-/// row): they do not make a target "hold data", and the copy replaces them.
-const MIGRATION_ROWS: &[&str] = &["event_log"];
+/// row, `search_state`'s folding row): they do not make a target "hold data",
+/// and the copy replaces them.
+const MIGRATION_ROWS: &[&str] = &["event_log", "search_state"];
 
 /// The most values bound to one statement: SQLite's limit (32,766; PostgreSQL
 /// allows 65,535).

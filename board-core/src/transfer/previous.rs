@@ -19,8 +19,9 @@ const ADDED_SINCE_1: &[(&str, &str)] = &[
 ];
 
 /// The tables format version 3 added: an older export has no file for them,
-/// and they are imported empty (an import rebuilds what they derive from).
-const TABLES_ADDED_IN_3: &[&str] = &["card_archives"];
+/// and they are imported empty (no card of such an export was archived), but
+/// for the search index, which the import rebuilds from the cards and comments.
+const TABLES_ADDED_IN_3: &[&str] = &["card_archives", "search_terms", "search_state"];
 
 /// What an export of one format version lacks of this build's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +66,11 @@ impl Absent {
     /// True when such an export has no `column` in `table`.
     pub(crate) fn column(&self, table: &str, column: &str) -> bool {
         self.columns.contains(&(table, column))
+    }
+
+    /// True when such an export lacks the search index (the import rebuilds it).
+    pub(crate) fn search_index(&self) -> bool {
+        self.table("search_terms")
     }
 
     /// True when such an export has no file for `table`.

@@ -15,6 +15,7 @@ mod flow;
 mod health;
 mod members;
 mod relations;
+mod search;
 mod settings;
 mod table;
 
@@ -258,6 +259,7 @@ route_table! {
     cards::restore,
     cards::board,
     flow::get,
+    search::get,
     comments::list,
     comments::create,
     comments::patch,
