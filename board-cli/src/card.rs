@@ -1,8 +1,8 @@
-//! `board card create|move|list|show|rename|delete`.
+//! `board card create|move|list|show|rename|delete|archive|restore`.
 
 use board_core::{
-    Actor, Board, Card, CardId, CardPatch, ColumnId, Input, Name, NewCard, Placement, ProjectId,
-    Rule, SetQuery, WorkspaceId,
+    Actor, ArchivedQuery, Board, Card, CardId, CardPatch, ColumnId, Input, Name, NewCard,
+    Placement, ProjectId, Rule, SetQuery, WorkspaceId,
 };
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -44,6 +44,10 @@ pub enum Cmd {
     List {
         #[command(flatten)]
         at: Place,
+        /// The archived cards instead (of the whole workspace, or of the project), most
+        /// recently archived first.
+        #[arg(long)]
+        archived: bool,
     },
     /// Show one card.
     Show {
@@ -59,6 +63,17 @@ pub enum Cmd {
     },
     /// Delete a card with its comments, attachments (files too), links and history.
     Delete {
+        /// The card (id).
+        card: String,
+    },
+    /// Take a card off the board, keeping its column, comments, attachments, links and
+    /// history (`board card list --archived` lists them).
+    Archive {
+        /// The card (id).
+        card: String,
+    },
+    /// Put an archived card back on the board, at the end of its column.
+    Restore {
         /// The card (id).
         card: String,
     },
@@ -175,7 +190,11 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             }
             board.update_card(ME, &id, patch).await?
         }
-        Cmd::List { at } => {
+        Cmd::List { at, archived: true } => return list_archived(board, out, &at).await,
+        Cmd::List {
+            at,
+            archived: false,
+        } => {
             let (ws, project, only) = at.find(board).await?;
             let columns = board
                 .list_columns(
@@ -208,6 +227,16 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             return Ok(());
         }
         Cmd::Show { card } => board.card(ME, &crate::lookup::card_id(&card)?).await?,
+        Cmd::Archive { card } => {
+            board
+                .archive_card(ME, &crate::lookup::card_id(&card)?)
+                .await?
+        }
+        Cmd::Restore { card } => {
+            board
+                .restore_card(ME, &crate::lookup::card_id(&card)?)
+                .await?
+        }
         Cmd::Rename { card, title } => {
             // Refused by the operation, after the card is found (404 first).
             let patch: Input<CardPatch> = Name::parse(&title)
@@ -237,10 +266,56 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     };
     out.value(&shown, || {
         let c = &shown.card;
+        let archived = c
+            .archived_at
+            .as_ref()
+            .map(|t| format!(", archived since {t}"))
+            .unwrap_or_default();
         format!(
-            "card {:?} ({}) is in column {:?} ({}) at position {}",
+            "card {:?} ({}) is in column {:?} ({}) at position {}{archived}",
             c.title, c.id, shown.column_name, c.column_id, c.position
         )
     });
+    Ok(())
+}
+
+/// `board card list --archived`: every page of the archived list, as one table
+/// (with `--column`, only that column's cards).
+async fn list_archived(board: &Board, out: &Out, at: &Place) -> anyhow::Result<()> {
+    let (ws, project, only) = at.find(board).await?;
+    // Every column of the workspace, of every set: an archived card's column
+    // may be outside the set in effect.
+    let columns = board
+        .list_columns(ME, Some(&SetQuery::workspace(ws.clone())))
+        .await?;
+    let set = SetQuery::workspace(ws).project(project);
+    let mut cards = Vec::new();
+    let mut cursor = None;
+    loop {
+        let query = ArchivedQuery::new(set.clone()).limit(200).after(cursor);
+        let page = board.archived_cards(ME, &query).await?;
+        cards.extend(page.cards);
+        cursor = page.next_cursor;
+        if cursor.is_none() {
+            break;
+        }
+    }
+    cards.retain(|c| only.as_ref().is_none_or(|o| *o == c.column_id));
+    let rows = cards
+        .iter()
+        .map(|c| {
+            let column = columns.iter().find(|col| col.id == c.column_id);
+            vec![
+                c.title.clone(),
+                column.map(|col| col.name.clone()).unwrap_or_default(),
+                c.archived_at
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+                c.id.to_string(),
+            ]
+        })
+        .collect();
+    out.table(&cards, &["title", "column", "archived at", "id"], rows);
     Ok(())
 }

@@ -13,6 +13,7 @@ mod history;
 mod lookup;
 mod output;
 mod project;
+mod search;
 mod settings;
 mod token;
 mod transfer;
@@ -92,6 +93,8 @@ enum Command {
     /// Flow metrics of a set: time in column, lead and cycle time, throughput,
     /// aging; --svg writes the cumulative flow diagram.
     Flow(flow::Args),
+    /// Find cards by the words of their title or comments.
+    Search(search::Args),
     /// Sweep loose uploads older than 24 h, orphan files and crash leftovers.
     Gc,
     /// Copy the whole installation into another, empty database (either backend), in one
@@ -156,6 +159,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Column(cmd) => column::run(&board, out, cmd).await,
         Command::History(args) => history::run(&board, out, args).await,
         Command::Flow(args) => flow::run(&board, out, args).await,
+        Command::Search(args) => search::run(&board, out, args).await,
         Command::Gc => gc::run(&board, out).await,
         Command::Copy(args) => transfer::copy(&board, &options, out, args).await,
         Command::Export(args) => transfer::export(&board, out, args).await,

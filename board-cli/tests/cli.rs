@@ -371,6 +371,57 @@ on_both_backends! {
         assert_eq!(list.as_array().unwrap().len(), 1, "only Default: {list}");
     }
 
+    async fn cards_are_archived_listed_and_restored(backend) {
+        let app = common::spawn_app(backend).await;
+        let a = id(&app.card("Parked one").await);
+        let b = id(&app.card("Parked two").await);
+        app.card("On the board").await;
+        let archived = app.cli(&["--json", "card", "archive", &a]).await.ok();
+        assert!(archived["archivedAt"].is_string(), "{archived}");
+        let text = app.cli(&["card", "archive", &b]).await;
+        assert!(text.success && text.stdout.contains("archived since"), "{}", text.stdout);
+        let listed = app.cli(&["--json", "card", "list", "--workspace", "Default", "--archived"]).await.ok();
+        let ids: Vec<String> = listed.as_array().unwrap().iter().map(id).collect();
+        assert_eq!(ids, [b.clone(), a.clone()], "most recently archived first");
+        let table = app.cli(&["card", "list", "--workspace", "Default", "--archived"]).await;
+        assert!(table.success, "{}", table.stderr);
+        for word in ["archived at", "Parked one", "Parked two", "To do"] {
+            assert!(table.stdout.contains(word), "{word}: {}", table.stdout);
+        }
+        assert!(!table.stdout.contains("On the board"), "{}", table.stdout);
+        let board = app.cli(&["--json", "card", "list", "--workspace", "Default"]).await.ok();
+        assert_eq!(board.as_array().unwrap().len(), 1, "{board}");
+        let restored = app.cli(&["--json", "card", "restore", &a]).await.ok();
+        assert!(restored["archivedAt"].is_null(), "{restored}");
+        let board = app.cli(&["--json", "card", "list", "--workspace", "Default"]).await.ok();
+        let last = board.as_array().unwrap().last().unwrap().clone();
+        assert_eq!(id(&last), a, "restored at the end of its column");
+    }
+
+    async fn search_prints_cards_with_their_snippets(backend) {
+        let app = common::spawn_app(backend).await;
+        let a = id(&app.card("Ação de revisão").await);
+        app.card("Coração").await;
+        let r = app.call("POST", &format!("/api/cards/{a}/comments"), Some(json!({"content": "a revisão começa amanhã"}))).await;
+        assert_eq!(r.status, 201);
+        let found = app.cli(&["--json", "search", "--workspace", "Default", "acao rev"]).await.ok();
+        assert_eq!(found["results"].as_array().unwrap().len(), 1, "{found}");
+        assert_eq!(found["results"][0]["card"]["id"], a.as_str());
+        let table = app.cli(&["search", "--workspace", "Default", "REVISAO"]).await;
+        assert!(table.success, "{}", table.stderr);
+        for word in ["matched", "snippet", "Ação de revisão", "title"] {
+            assert!(table.stdout.contains(word), "{word}: {}", table.stdout);
+        }
+        assert!(!table.stdout.contains("Coração"), "{}", table.stdout);
+        app.cli(&["card", "archive", &a]).await.ok();
+        let none = app.cli(&["--json", "search", "--workspace", "Default", "acao"]).await.ok();
+        assert_eq!(none["results"], json!([]));
+        let with = app.cli(&["search", "--workspace", "Default", "--archived", "acao"]).await;
+        assert!(with.stdout.contains("(archived)"), "{}", with.stdout);
+        let bad = app.cli(&["search", "--workspace", "Default", "!!"]).await;
+        assert!(!bad.success && bad.stderr.contains("at least one word"), "{}", bad.stderr);
+    }
+
     async fn wip_limits_are_set_listed_and_enforced(backend) {
         let app = common::spawn_app(backend).await;
         let doing = app.cli(&["--json", "column", "set", "Doing", "--workspace", "Default", "--wip-limit", "1"]).await.ok();

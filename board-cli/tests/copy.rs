@@ -695,7 +695,7 @@ testkit::on_both_backends! {
         let export = source.db.dir.path().join("export");
         let exported = cli(&source.db, &["--json", "export", "--out", export.to_str().unwrap()]).await.ok();
         assert_eq!(exported["tables"]["webhooks"], 1, "{exported}");
-        to_format_2(&export);
+        to_format(&export, 2);
         let target = TestDb::new(backend).await;
         let report = cli(&target, &["--json", "import", export.to_str().unwrap()]).await.ok();
         assert_eq!(report["tables"]["cards"], 1, "{report}");
@@ -711,7 +711,7 @@ testkit::on_both_backends! {
         let made = source.operator().card_history(&board_core::Actor::Operator,
             &board_core::CardId::parse(&card).unwrap()).await.unwrap();
         assert!(made[0].actor_id.is_some(), "format 2 keeps the actor");
-        to_format_1(&export);
+        to_format(&export, 1);
         let target = TestDb::new(backend).await;
         let report = cli(&target, &["--json", "import", export.to_str().unwrap()]).await.ok();
         assert_eq!(report["tables"]["cards"], 2, "{report}");
@@ -726,65 +726,110 @@ testkit::on_both_backends! {
     }
 }
 
-/// Rewrites a format 3 export as format 2 wrote it: no migration 13, none of
-/// the tables it added.
-fn to_format_2(dir: &std::path::Path) {
+testkit::on_both_backends! {
+    async fn an_export_keeps_archived_cards_and_format_2_imports_without(backend) {
+        let source = small_source().await;
+        let card = board_core::CardId::parse(&id(&source.card("Parked").await)).unwrap();
+        let op = &board_core::Actor::Operator;
+        let archived = source.operator().archive_card(op, &card).await.unwrap();
+        let export = source.db.dir.path().join("export");
+        cli(&source.db, &["export", "--out", export.to_str().unwrap()]).await.ok();
+        let target = TestDb::new(backend).await;
+        cli(&target, &["import", export.to_str().unwrap()]).await.ok();
+        let board = target.open().await;
+        let got = board.card(op, &card).await.unwrap();
+        assert_eq!(got.archived_at, archived.archived_at, "format 3 keeps archivedAt");
+        assert!(got.archived_at.is_some());
+        let query = board_core::SearchQuery::new(board_core::SetQuery::workspace(got.workspace_id.clone()), "parked")
+            .archived(true);
+        let found = board.search(op, &query).await.unwrap();
+        assert_eq!(found.results.len(), 1, "format 3 carries the search index: {found:?}");
+        board.close().await;
+
+        to_format(&export, 2);
+        let target = TestDb::new(backend).await;
+        let report = cli(&target, &["--json", "import", export.to_str().unwrap()]).await.ok();
+        assert_eq!(report["tables"]["card_archives"], 0, "{report}");
+        let board = target.open().await;
+        let got = board.card(op, &card).await.unwrap();
+        assert_eq!(got.archived_at, None, "format 2 predates archiving");
+        // Its search index is rebuilt by the import.
+        let query = board_core::SearchQuery::new(board_core::SetQuery::workspace(got.workspace_id.clone()), "parke");
+        let found = board.search(op, &query).await.unwrap();
+        assert_eq!(found.results.len(), 1, "{found:?}");
+        assert_eq!(found.results[0].card.id, card);
+        board.close().await;
+    }
+}
+
+/// Rewrites a format 3 export as format `version` (2 or 1) wrote it: without
+/// the migrations (0012 archive and search, 0013 webhooks, 0014 versions),
+/// tables and columns added since, with new checksums.
+fn to_format(dir: &std::path::Path, version: u32) {
+    use sha2::{Digest, Sha256};
+    let mut added = vec![
+        ("cards", "archived_at"),
+        ("workspaces", "version"),
+        ("settings", "version"),
+        ("column_sets", "version"),
+        ("cards", "version"),
+    ];
+    let mut migrations = vec![12, 13, 14];
+    if version == 1 {
+        added.extend([
+            ("history", "actor_id"),
+            ("cards", "created_by"),
+            ("relations", "created_by"),
+            ("attachments", "uploaded_by"),
+        ]);
+        migrations.push(11);
+    }
     let path = dir.join("manifest.json");
     let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     assert_eq!(manifest["formatVersion"], 3);
-    manifest["formatVersion"] = json!(2);
-    manifest["migrationVersion"] = json!(11);
+    manifest["formatVersion"] = json!(version);
+    manifest["migrationVersion"] = json!(if version == 1 { 10 } else { 11 });
     manifest["migrations"]
         .as_array_mut()
         .unwrap()
-        .retain(|v| v.as_i64().unwrap() < 12);
-    for table in ["webhooks", "webhook_deliveries"] {
-        std::fs::remove_file(dir.join(format!("{table}.jsonl"))).unwrap();
-    }
-    manifest["tables"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|t| !t["name"].as_str().unwrap().starts_with("webhook"));
-    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
-}
-
-/// Rewrites a format 3 export as format 1 wrote it: format 2 without
-/// migration 11 and the columns it added, new checksums.
-fn to_format_1(dir: &std::path::Path) {
-    use sha2::{Digest, Sha256};
-    to_format_2(dir);
-    let added = [
-        ("history", "actor_id"),
-        ("cards", "created_by"),
-        ("relations", "created_by"),
-        ("attachments", "uploaded_by"),
+        .retain(|v| !migrations.contains(&v.as_i64().unwrap()));
+    let tables = manifest["tables"].as_array_mut().unwrap();
+    let added_tables = [
+        "card_archives",
+        "search_terms",
+        "search_state",
+        "webhooks",
+        "webhook_deliveries",
     ];
-    let path = dir.join("manifest.json");
-    let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(manifest["formatVersion"], 2);
-    manifest["formatVersion"] = json!(1);
-    manifest["migrationVersion"] = json!(10);
-    manifest["migrations"]
-        .as_array_mut()
-        .unwrap()
-        .retain(|v| v != 11);
-    for table in manifest["tables"].as_array_mut().unwrap() {
+    let added_table = |t: &Value| added_tables.iter().any(|n| t["name"] == *n);
+    for table in tables.iter().filter(|t| added_table(t)) {
+        std::fs::remove_file(dir.join(table["file"].as_str().unwrap())).unwrap();
+    }
+    tables.retain(|t| !added_table(t));
+    for table in tables {
         let name = table["name"].as_str().unwrap().to_string();
-        let Some((_, column)) = added.iter().find(|(t, _)| *t == name) else {
+        let columns: Vec<&str> = added
+            .iter()
+            .filter(|(t, _)| *t == name)
+            .map(|(_, c)| *c)
+            .collect();
+        if columns.is_empty() {
             continue;
-        };
+        }
         table["columns"]
             .as_array_mut()
             .unwrap()
-            .retain(|c| c != column);
+            .retain(|c| !columns.iter().any(|col| c == col));
         let file = dir.join(table["file"].as_str().unwrap());
         let mut text = String::new();
         for line in std::fs::read_to_string(&file).unwrap().lines() {
             let mut row: Value = serde_json::from_str(line).unwrap();
-            assert!(
-                row.as_object_mut().unwrap().remove(*column).is_some(),
-                "{name}.{column}"
-            );
+            for column in &columns {
+                assert!(
+                    row.as_object_mut().unwrap().remove(*column).is_some(),
+                    "{name}.{column}"
+                );
+            }
             text.push_str(&format!("{row}\n"));
         }
         std::fs::write(&file, &text).unwrap();

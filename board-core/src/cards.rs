@@ -18,6 +18,7 @@ use crate::history;
 use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::order::{self, Placement, Repositioned, Spot, SPACING};
 use crate::query::SetQuery;
+use crate::search::index;
 use crate::store::{Lock, WriteTx};
 use crate::text::Name;
 use crate::time::{now, Timestamp};
@@ -54,6 +55,9 @@ pub struct Card {
     /// it, and for cards created before this field existed.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub created_by: Option<AccountId>,
+    /// When it was archived (contract §19); null while it is on the board.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub archived_at: Option<Timestamp>,
 }
 
 /// The body of `POST /api/cards` (its wire schema: `openapi.rs`).
@@ -204,19 +208,19 @@ pub struct BoardView {
 const CARD_TAG: &str = "card";
 
 /// A card's columns, read from `cards k` (for joins).
-const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
-     k.title, k.position, k.created_at, k.updated_at, k.created_by";
+pub(crate) const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
+     k.title, k.position, k.created_at, k.updated_at, k.created_by, k.archived_at";
 
 /// A card's columns as the wire type reads them, written once.
 macro_rules! card_columns {
     () => {
         "id, workspace_id, project_id, column_id, title, position, created_at, updated_at, \
-         created_by"
+         created_by, archived_at"
     };
 }
 
 /// A card's columns in a `RETURNING` clause.
-const RETURNED: &str = card_columns!();
+pub(crate) const RETURNED: &str = card_columns!();
 
 const CARD_SELECT: &str = concat!("SELECT ", card_columns!(), " FROM cards");
 
@@ -367,6 +371,7 @@ impl Board {
             repositioned(&mut tx, actor, ws, &column, &spot);
         }
         history::record(&mut tx, actor, &id, None, &column_name).await?;
+        index::write(&mut tx, index::title(&id, ws, &card.title), false).await?;
         tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
@@ -415,7 +420,11 @@ impl Board {
         // Both names in one statement: the target's, when it is in the set in effect.
         // The WIP limit is checked there too, before anything is written.
         let names = match &target {
-            Some(target) => Some(move_names(&mut tx, target, &effect, &card.column_id).await?),
+            Some(target) => {
+                // An archived card adds nothing to the board's count.
+                let adding = i64::from(card.archived_at.is_none());
+                Some(move_names(&mut tx, target, &effect, &card.column_id, adding).await?)
+            }
             None => None,
         };
         let column = target.as_ref().unwrap_or(&card.column_id);
@@ -440,6 +449,8 @@ impl Board {
                 .bind(at)
                 .fetch_one(&mut *tx)
                 .await?;
+            let doc = index::title(id, &card.workspace_id, &card.title);
+            index::write(&mut tx, doc, true).await?;
             tx.emit(Change::new(
                 "card.updated",
                 &card.workspace_id,
@@ -470,6 +481,10 @@ impl Board {
             .map_err(order::position_taken)?;
         if let Some((to_name, from_name)) = names {
             history::record(&mut tx, actor, id, Some(&from_name), &to_name).await?;
+        }
+        if moved.title != card.title {
+            let doc = index::title(id, &moved.workspace_id, &moved.title);
+            index::write(&mut tx, doc, true).await?;
         }
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, &moved.workspace_id, column, &spot);
@@ -571,7 +586,7 @@ impl Board {
         let columns = self.set_columns(&self.pool, &set).await?;
         let sql = format!(
             "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
-             ORDER BY position, created_at"
+             AND archived_at IS NULL ORDER BY position, created_at"
         );
         let cards: Vec<Card> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(&set)
@@ -601,7 +616,7 @@ impl Board {
     /// Where a card is, for a write to it (one statement): the card, the
     /// actor's reach (404, then 403 below `min`), the set of its column and the
     /// set in effect for it.
-    async fn place_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Place> {
+    pub(crate) async fn place_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Place> {
         let account = match actor {
             Actor::Account(a) => Some(a),
             Actor::Operator | Actor::Session(_) => None,
@@ -631,7 +646,10 @@ impl Board {
     /// in and the set in effect for it (in id order, so two writers never wait
     /// on each other crosswise), then re-reads the card under the lock. Returns
     /// the transaction, the card as of the lock and its set in effect.
-    async fn write_card(&self, mut place: Place) -> Result<(WriteTx, Card, ColumnSetId)> {
+    pub(crate) async fn write_card(
+        &self,
+        mut place: Place,
+    ) -> Result<(WriteTx, Card, ColumnSetId)> {
         loop {
             let mut tx = self.write(Lock::ColumnSets(&place.sets)).await?;
             // Under the lock: a concurrent move or delete may have committed.
@@ -660,20 +678,23 @@ impl Board {
 }
 
 /// A card and the two sets a write to it locks: [its column's, its set in effect].
-struct Place {
-    card: Card,
+pub(crate) struct Place {
+    /// The card, as read before the lock.
+    pub(crate) card: Card,
     sets: [ColumnSetId; 2],
 }
 
 /// The names of a move's target column (when it is in the set in effect
 /// `effect`; else `INVALID_TARGET_COLUMN`) and of the column it leaves, in one
 /// statement, which also reads the target's WIP limit: a move into a column at
-/// its hard limit is `WIP_LIMIT` (the caller holds the target set's lock).
-async fn move_names(
+/// its hard limit is `WIP_LIMIT` when it adds `adding` cards to it (the caller
+/// holds the target set's lock).
+pub(crate) async fn move_names(
     tx: &mut WriteTx,
     target: &ColumnId,
     effect: &ColumnSetId,
     from: &ColumnId,
+    adding: i64,
 ) -> Result<(String, String)> {
     let sql = format!(
         "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2) AS to_name, \
@@ -693,12 +714,18 @@ async fn move_names(
             "the column is not a column of the card's set in effect",
         )
     })?;
-    Room::from_row(&row)?.admit(&to_name, 1)?;
+    Room::from_row(&row)?.admit(&to_name, adding)?;
     Ok((to_name, row.try_get("from_name")?))
 }
 
 /// Emits `cards.repositioned` for the cards a placement renumbered, if any.
-fn repositioned(tx: &mut WriteTx, actor: &Actor, ws: &WorkspaceId, column: &ColumnId, spot: &Spot) {
+pub(crate) fn repositioned(
+    tx: &mut WriteTx,
+    actor: &Actor,
+    ws: &WorkspaceId,
+    column: &ColumnId,
+    spot: &Spot,
+) {
     if spot.renumbered.is_empty() {
         return;
     }

@@ -13,6 +13,7 @@ use crate::error::{Error, Result, Rule};
 use crate::etag::{Conditional, IfMatch, IfNoneMatch};
 use crate::events::Change;
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
+use crate::search::index;
 use crate::store::{Lock, WriteTx};
 use crate::text::CommentText;
 use crate::time::{now, Timestamp};
@@ -254,8 +255,16 @@ impl Board {
         .bind(at)
         .fetch_one(&mut *tx)
         .await?;
+        let doc = index::Doc {
+            id: id.as_str(),
+            workspace: ws.as_str(),
+            card: card.as_str(),
+            text: &row.content,
+        };
+        index::write(&mut tx, doc, false).await?;
         let ids = input.attachment_ids.unwrap_or_default();
-        // Images only when some are bound: a plain comment is one statement.
+        // Images only when some are bound: a plain comment is one statement
+        // (and its words one more).
         let comment = if ids.is_empty() {
             with_images(row, Vec::new())
         } else {
@@ -309,6 +318,13 @@ impl Board {
         if updated.rows_affected() == 0 {
             return Err(Error::NotFound("comment"));
         }
+        let doc = index::Doc {
+            id: id.as_str(),
+            workspace: workspace.as_str(),
+            card: card.as_str(),
+            text: input.content.as_ref(),
+        };
+        index::write(&mut tx, doc, true).await?;
         let mut removed = Vec::new();
         if let Some(wanted) = &input.attachment_ids {
             let bound = attachments::select(&mut *tx, "WHERE comment_id = $1", id).await?;
@@ -362,6 +378,7 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("comment"));
         }
+        index::forget(&mut tx, id.as_str()).await?;
         let event = Change::deleted("comment.deleted", &workspace, actor, &id);
         tx.emit(event);
         tx.commit().await?;

@@ -178,7 +178,7 @@ impl Board {
         }
     }
 
-    /// How many cards each column of `workspace` holds, every set's columns,
+    /// How many cards each column of `workspace` holds (archived ones left out), every set's columns,
     /// in one statement (Viewer): what `board columns list` shows beside the
     /// WIP limits.
     pub async fn card_counts(
@@ -189,7 +189,8 @@ impl Board {
         self.require(&self.pool, actor, workspace, Role::Viewer)
             .await?;
         let rows: Vec<(ColumnId, i64)> = sqlx::query_as(
-            "SELECT c.id, (SELECT COUNT(*) FROM cards k WHERE k.column_id = c.id) \
+            "SELECT c.id, (SELECT COUNT(*) FROM cards k WHERE k.column_id = c.id \
+                 AND k.archived_at IS NULL) \
              FROM columns c JOIN column_sets s ON s.id = c.set_id WHERE s.workspace_id = $1",
         )
         .bind(workspace)

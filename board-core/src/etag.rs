@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 /// Changes whenever the wire shape of a tagged payload changes (a field added,
 /// renamed or formatted differently), so that a tag taken from versions never
 /// survives an upgrade that changed the bytes those versions stand for.
-pub const PAYLOAD_REVISION: &str = "1";
+pub const PAYLOAD_REVISION: &str = "2";
 
 /// A strong entity tag, in its quoted wire form (`"…"`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

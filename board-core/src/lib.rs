@@ -309,6 +309,7 @@
 #![warn(missing_docs)]
 
 mod access;
+mod archive;
 mod attachments;
 mod cards;
 mod columns;
@@ -326,10 +327,12 @@ mod members;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod order;
+mod paging;
 mod query;
 mod relations;
 #[cfg(feature = "s3")]
 mod s3;
+mod search;
 mod sets;
 mod settings;
 mod store;
@@ -352,6 +355,7 @@ pub use access::{
     check_token_lifetime, Account, Actor, IssuedToken, Membership, Role, Session,
     MAX_TOKEN_LIFETIME,
 };
+pub use archive::{ArchivedPage, ArchivedQuery};
 pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
 pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
 pub use columns::{
@@ -379,6 +383,9 @@ pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 #[cfg(feature = "s3")]
 pub use s3::S3Store;
+pub use search::{
+    SearchMatch, SearchPage, SearchQuery, SearchResult, MAX_COMMENT_MATCHES, MAX_QUERY,
+};
 pub use settings::{ColumnScope, Settings, SettingsPatch};
 pub use store::Backend;
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
@@ -538,7 +545,7 @@ impl Board {
             })?),
         };
         let feed = events::Feed::new(&pool, backend);
-        Ok(Board {
+        let board = Board {
             on_commit: Arc::new(feed.clone()),
             feed,
             pool,
@@ -551,7 +558,9 @@ impl Board {
             webhook_allow_private: options.webhook_allow_private,
             writers: store::WriteQueue::default(),
             database_url: options.database_url,
-        })
+        };
+        board.ensure_search_index().await?;
+        Ok(board)
     }
 
     /// The backend in use.

@@ -124,7 +124,7 @@ crate::ids::bind_as_text!(WipLimits);
 /// Two select expressions about the column whose id is the SQL expression
 /// `column`: `hard_limit`, its limit when its workspace's limits are `HARD`
 /// (else NULL), and `held`, the cards in it (counted only when `hard_limit` is
-/// set). Read them with [`Room::from_row`].
+/// set), archived cards left out (contract §20). Read them with [`Room::from_row`].
 pub(crate) fn room_sql(column: &str) -> String {
     let limit = format!(
         "(SELECT wl.wip_limit FROM columns wl JOIN column_sets ws ON ws.id = wl.set_id \
@@ -133,7 +133,8 @@ pub(crate) fn room_sql(column: &str) -> String {
     );
     format!(
         "{limit} AS hard_limit, CASE WHEN {limit} IS NULL THEN NULL \
-         ELSE (SELECT COUNT(*) FROM cards wc WHERE wc.column_id = {column}) END AS held"
+         ELSE (SELECT COUNT(*) FROM cards wc WHERE wc.column_id = {column} \
+               AND wc.archived_at IS NULL) END AS held"
     )
 }
 

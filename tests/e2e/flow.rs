@@ -296,3 +296,62 @@ on_both_backends! {
         }
     }
 }
+
+on_both_backends! {
+    async fn archived_cards_leave_the_cumulative_flow_wip_and_aging(backend) {
+        let app = common::spawn_app(backend).await;
+        let cols: Vec<String> = app.columns().await.iter().map(id).collect();
+        let days = days_of(&flow(&app, "").await);
+        let at = |back: usize, time: &str| format!("{}T{time}.000Z", days[29 - back]);
+        let (kept, back, gone, moved) = (
+            id(&app.card("kept").await),
+            id(&app.card("archived, then restored").await),
+            id(&app.card("archived").await),
+            id(&app.card("archived, moved while archived").await),
+        );
+        move_to(&app, &moved, &cols[1]).await;
+        for card in [&back, &gone, &moved] {
+            let r = app.call("POST", &format!("/api/cards/{card}/archive"), None).await;
+            assert_eq!(r.status, 200, "{:?}", r.body);
+        }
+        // `moved` goes on from Doing to Done while archived.
+        move_to(&app, &moved, &cols[2]).await;
+        let r = app.call("POST", &format!("/api/cards/{back}/restore"), None).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        for card in [&kept, &back, &gone] {
+            set_times(&app, card, &[at(6, "10:00:00")]).await;
+        }
+        set_times(&app, &moved, &[at(6, "10:00:00"), at(5, "10:00:00"), at(2, "10:00:00")]).await;
+        // The stays: back from day -4 to day -2, gone from day -3 on, moved from day -4 on.
+        let stay = "UPDATE card_archives SET archived_at = $1, restored_at = $2 WHERE card_id = $3";
+        let open = "UPDATE card_archives SET archived_at = $1 WHERE card_id = $2";
+        assert_eq!(raw_sql(&app, stay, &[&at(4, "12:00:00"), &at(2, "12:00:00"), &back]).await, 1);
+        assert_eq!(raw_sql(&app, open, &[&at(3, "12:00:00"), &gone]).await, 1);
+        assert_eq!(raw_sql(&app, open, &[&at(4, "12:00:00"), &moved]).await, 1);
+
+        let f = flow(&app, "").await;
+        let cfd: Vec<&Value> = f["cumulativeFlow"].as_array().unwrap().iter().map(|d| &d["counts"]).collect();
+        assert_eq!(cfd[23], &json!({"To do": 4, "Doing": 0, "Done": 0}), "day -6: all four created");
+        assert_eq!(cfd[24], &json!({"To do": 3, "Doing": 1, "Done": 0}), "day -5: moved to Doing");
+        assert_eq!(cfd[25], &json!({"To do": 2, "Doing": 0, "Done": 0}), "day -4: back and moved archived");
+        assert_eq!(cfd[26], &json!({"To do": 1, "Doing": 0, "Done": 0}), "day -3: gone archived");
+        assert_eq!(cfd[27], &json!({"To do": 2, "Doing": 0, "Done": 0}), "day -2: back restored; moved reached Done archived");
+        assert_eq!(cfd[29], &json!({"To do": 2, "Doing": 0, "Done": 0}), "today");
+        // Today's counts are the board's.
+        let board = app.call("GET", &format!("/api/board?tenant={}", app.tenant), None).await.body;
+        let on_board: Vec<usize> = board["columns"].as_array().unwrap().iter().map(|c| c["cards"].as_array().unwrap().len()).collect();
+        assert_eq!(on_board, [2, 0, 0]);
+        let wip: Vec<i64> = f["columns"].as_array().unwrap().iter().map(|c| c["wip"].as_i64().unwrap()).collect();
+        assert_eq!(wip, [2, 0, 0]);
+        let aging: Vec<&str> = f["aging"].as_array().unwrap().iter().map(|a| a["cardId"].as_str().unwrap()).collect();
+        assert_eq!(aging.len(), 2);
+        assert!(aging.contains(&kept.as_str()) && aging.contains(&back.as_str()), "{aging:?}");
+        // Archiving changes no time: the moved card's lead time counts as before.
+        assert_eq!(f["leadTime"]["count"], 1);
+        close(&f["leadTime"]["meanSeconds"], 4.0 * DAY, "lead of the card archived on its way");
+        // A window that starts inside a stay.
+        let f = flow(&app, &format!("&since={}&until={}", days[26], days[28])).await;
+        let cfd: Vec<&Value> = f["cumulativeFlow"].as_array().unwrap().iter().map(|d| &d["counts"]).collect();
+        assert_eq!(cfd, [&json!({"To do": 1, "Doing": 0, "Done": 0}), &json!({"To do": 2, "Doing": 0, "Done": 0})]);
+    }
+}

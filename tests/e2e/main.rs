@@ -4,6 +4,7 @@
 //!
 //! `cargo test --test e2e`; one module: `cargo test --test e2e cards::`.
 
+mod archive;
 mod attachments;
 mod auth;
 mod authors;
@@ -24,6 +25,7 @@ mod openapi;
 mod order;
 mod relations;
 mod schema;
+mod search;
 mod settings;
 mod unavailable;
 mod upload_caps;

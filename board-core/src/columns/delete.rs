@@ -217,7 +217,7 @@ async fn target_in_set(
         None
     } else {
         let sql = format!(
-            "SELECT c.name, {}, (SELECT COUNT(*) FROM cards WHERE column_id = $3) AS moving \
+            "SELECT c.name, {}, (SELECT COUNT(*) FROM cards WHERE column_id = $3 AND archived_at IS NULL) AS moving \
              FROM columns c WHERE c.id = $1 AND c.set_id = $2",
             wip::room_sql("c.id")
         );

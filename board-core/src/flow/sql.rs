@@ -13,7 +13,12 @@
 //! each group's are returned sorted, in one list, and the percentiles are read
 //! off it by rank ([`percentiles`]). The cumulative flow is a running `SUM` of
 //! arrivals and departures, counted from one grouping of the visits by column,
-//! first day and last day. No Rust code walks history rows.
+//! first day and last day. An archived card leaves the cumulative flow for its
+//! stays off the board (`card_archives`, contract §19): each stay's overlap with
+//! a visit is a departure from that visit's column on its first day and an
+//! arrival on its last (none while it lasts), the same running sum with the
+//! opposite sign. Time in column, lead and cycle time are not changed by
+//! archiving. No Rust code walks history rows.
 
 use crate::store::Backend;
 
@@ -69,16 +74,30 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
            SELECT sc.n, {gone_from} AS gone, \
              CASE WHEN h.from_at < $4 THEN $5 ELSE substr(h.from_at, 1, 10) END AS d1, \
              substr(h.moved_at, 1, 10) AS d2, \
-             CASE WHEN h.moved_at >= $2 THEN {visit} END AS d \
+             CASE WHEN h.moved_at >= $2 THEN {visit} END AS d, \
+             h.card_id AS card, h.from_at AS t1, h.moved_at AS t2 \
            FROM k CROSS JOIN history h LEFT JOIN sc ON sc.id = h.from_column_id \
            WHERE h.card_id = k.id AND h.moved_at >= $4 AND h.moved_at < $3 \
              AND h.from_at IS NOT NULL \
            UNION ALL \
            SELECT sc.n, {gone_to}, \
              CASE WHEN h.moved_at < $4 THEN $5 ELSE substr(h.moved_at, 1, 10) END, \
-             CAST(NULL AS TEXT), CAST(NULL AS BIGINT) \
+             CAST(NULL AS TEXT), CAST(NULL AS BIGINT), h.card_id, h.moved_at, CAST(NULL AS TEXT) \
            FROM k CROSS JOIN history h LEFT JOIN sc ON sc.id = h.to_column_id \
            WHERE h.card_id = k.id AND h.seq = k.s1 \
+         ), \
+         a AS ( \
+           SELECT n, gone, CASE WHEN o1 < $4 THEN $5 ELSE substr(o1, 1, 10) END AS d1, \
+             substr(CASE WHEN t2 IS NULL THEN e WHEN e IS NULL THEN t2 \
+                         WHEN e < t2 THEN e ELSE t2 END, 1, 10) AS d2 \
+           FROM ( \
+             SELECT w.n, w.gone, w.t2, \
+               CASE WHEN s.archived_at > w.t1 THEN s.archived_at ELSE w.t1 END AS o1, \
+               CASE WHEN s.restored_at < $3 THEN s.restored_at END AS e \
+             FROM w JOIN card_archives s ON s.card_id = w.card \
+             WHERE s.archived_at < $3 AND (w.t2 IS NULL OR s.archived_at < w.t2) \
+               AND (s.restored_at IS NULL OR (s.restored_at > w.t1 AND s.restored_at >= $4)) \
+           ) o \
          ), \
          d AS MATERIALIZED ( \
            SELECT h.moved_at AS done_at, k.created_at, \
@@ -98,7 +117,11 @@ pub(crate) fn flow_statement(backend: Backend) -> String {
            SELECT -2, NULL, {cycle} FROM d WHERE d.left_at <= d.done_at \
          ), \
          z0 AS ( \
-           SELECT n, gone, d1, d2, COUNT(*) AS c FROM w GROUP BY n, gone, d1, d2 \
+           SELECT n, gone, d1, d2, SUM(s) AS c FROM ( \
+             SELECT n, gone, d1, d2, 1 AS s FROM w \
+             UNION ALL \
+             SELECT n, gone, d1, d2, -1 FROM a \
+           ) v GROUP BY n, gone, d1, d2 \
          ), \
          z1 AS ( \
            SELECT COALESCE(sc.name, z0.gone) AS label, z0.d1, z0.d2, z0.c \
@@ -135,11 +158,13 @@ pub(crate) fn percentiles(sorted: &[i64]) -> Option<(i64, i64)> {
     Some((at(50)?, at(85)?))
 }
 
-/// The cards in each column of the set now (`$1` the set): `(id, wip)`.
+/// The cards in each column of the set now, archived ones left out (`$1` the
+/// set): `(id, wip)`.
 pub(crate) const WIP: &str = "SELECT c.id, COUNT(k.id) AS wip FROM columns c \
-     LEFT JOIN cards k ON k.column_id = c.id WHERE c.set_id = $1 GROUP BY c.id";
+     LEFT JOIN cards k ON k.column_id = c.id AND k.archived_at IS NULL \
+     WHERE c.set_id = $1 GROUP BY c.id";
 
-/// Up to 20 cards of the set (`$1`) outside its done column, oldest first, with
+/// Up to 20 cards of the set (`$1`) outside its done column and not archived, oldest first, with
 /// their age and time in their column at `$2` (now).
 pub(crate) fn aging_statement(backend: Backend) -> String {
     let now = backend.epoch_seconds_sql("$2");
@@ -147,7 +172,7 @@ pub(crate) fn aging_statement(backend: Backend) -> String {
         "SELECT k.id, k.title, c.name, {now} - {} AS age, {now} - {} AS in_column \
          FROM cards k JOIN columns c ON c.id = k.column_id \
          LEFT JOIN history h ON h.card_id = k.id AND h.seq = k.history_seq \
-         WHERE c.set_id = $1 AND c.done = 0 ORDER BY k.created_at, k.id LIMIT 20",
+         WHERE c.set_id = $1 AND c.done = 0 AND k.archived_at IS NULL ORDER BY k.created_at, k.id LIMIT 20",
         backend.epoch_seconds_sql("k.created_at"),
         backend.epoch_seconds_sql("COALESCE(h.moved_at, k.created_at)"),
     )

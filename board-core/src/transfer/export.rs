@@ -106,7 +106,7 @@ fn from_json(line: &[u8], cols: &[TableColumn], table: &str, absent: Absent) -> 
                 "{table}.{}: a value of another type",
                 c.name
             ))),
-            (None, _) if absent.column(table, &c.name) => Ok(Value::Null),
+            (None, _) if absent.column(table, &c.name) => Ok(Absent::fill(&c.name)),
             (None, _) => Err(corrupt(format!("{table}: a row without {}", c.name))),
         })
         .collect::<Result<Row>>()?;
@@ -464,6 +464,9 @@ impl Admin<'_> {
             }
         }
         continue_counters(&mut tx).await?;
+        if absent.search_index() {
+            crate::search::index::rebuild(&mut tx).await?;
+        }
         let mut files = PendingFiles::new(self.board);
         for (n, f) in manifest.files.iter().enumerate() {
             let written = async {

@@ -42,6 +42,7 @@ pub const TABLES: &[&str] = &[
     "column_sets",
     "columns",
     "cards",
+    "card_archives",
     "history",
     "comments",
     "attachments",
@@ -50,11 +51,14 @@ pub const TABLES: &[&str] = &[
     "events",
     "webhooks",
     "webhook_deliveries",
+    "search_terms",
+    "search_state",
 ];
 
 /// Tables whose rows the migrations themselves create (`event_log`'s counter
-/// row): they do not make a target "hold data", and the copy replaces them.
-const MIGRATION_ROWS: &[&str] = &["event_log"];
+/// row, `search_state`'s folding row): they do not make a target "hold data",
+/// and the copy replaces them.
+const MIGRATION_ROWS: &[&str] = &["event_log", "search_state"];
 
 /// The most values bound to one statement: SQLite's limit (32,766; PostgreSQL
 /// allows 65,535).

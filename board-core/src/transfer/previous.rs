@@ -1,23 +1,48 @@
 //! The export format versions an import reads: this build's, and the ones
-//! before it, whose exports lack what later migrations added: version 2
-//! lacks the webhooks of migration 0013 (contract §18), version 1 also what
+//! before it, whose exports lack what later migrations added: version 2 lacks
+//! archive and search (migration 0012, contract §19), webhooks (0013, §18) and
+//! the versions of conditional requests (0014, §22); version 1 also what
 //! migration 0011 added (contract §17).
+
+use super::Value;
 
 /// The export format this build writes (docs/export.md).
 pub const EXPORT_FORMAT_VERSION: u32 = 3;
 
-/// The columns format version 2 added, as (table, column): a version 1
-/// export has none of them, and its rows go in with null there.
-const ADDED_IN_2: &[(&str, &str)] = &[
+/// The columns format version 3 added (migrations 0012 and 0014).
+const ADDED_IN_3: &[(&str, &str)] = &[
+    ("cards", "archived_at"),
+    ("workspaces", "version"),
+    ("settings", "version"),
+    ("column_sets", "version"),
+    ("cards", "version"),
+];
+
+/// Every column added since version 1: those of version 2 (migration 0011:
+/// who did what, null in a version 1 export's rows) and of version 3.
+const ADDED_SINCE_1: &[(&str, &str)] = &[
     ("history", "actor_id"),
     ("cards", "created_by"),
     ("relations", "created_by"),
     ("attachments", "uploaded_by"),
+    ("cards", "archived_at"),
+    ("workspaces", "version"),
+    ("settings", "version"),
+    ("column_sets", "version"),
+    ("cards", "version"),
 ];
 
-/// The tables format version 3 added (migration 0013, webhooks): an older
-/// export has none, and the import leaves them empty.
-const TABLES_ADDED_IN_3: &[&str] = &["webhooks", "webhook_deliveries"];
+/// The tables format version 3 added: an older export has no file for them,
+/// and they are imported empty (no card of such an export was archived, it
+/// had no webhook), but for the search index, which the import rebuilds from
+/// the cards and comments.
+const TABLES_ADDED_IN_3: &[&str] = &[
+    "card_archives",
+    "search_terms",
+    "search_state",
+    "webhooks",
+    "webhook_deliveries",
+];
 
 /// What an export of one format version lacks of this build's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,14 +63,14 @@ impl Absent {
                 migrations: &[],
             }),
             2 => Some(Absent {
-                columns: &[],
+                columns: ADDED_IN_3,
                 tables: TABLES_ADDED_IN_3,
-                migrations: &[13],
+                migrations: &[12, 13, 14],
             }),
             1 => Some(Absent {
-                columns: ADDED_IN_2,
+                columns: ADDED_SINCE_1,
                 tables: TABLES_ADDED_IN_3,
-                migrations: &[11, 13],
+                migrations: &[11, 12, 13, 14],
             }),
             _ => None,
         }
@@ -64,7 +89,23 @@ impl Absent {
         self.columns.contains(&(table, column))
     }
 
-    /// True when such an export has no `table` at all.
+    /// What a row of such an export gets in a column it lacks: 0 for a
+    /// `version` counter (NOT NULL, as the migration's default), null for the
+    /// rest (unknown: who did what, never archived).
+    pub(crate) fn fill(column: &str) -> Value {
+        if column == "version" {
+            Value::Int(0)
+        } else {
+            Value::Null
+        }
+    }
+
+    /// True when such an export lacks the search index (the import rebuilds it).
+    pub(crate) fn search_index(&self) -> bool {
+        self.table("search_terms")
+    }
+
+    /// True when such an export has no file for `table`.
     pub(crate) fn table(&self, table: &str) -> bool {
         self.tables.contains(&table)
     }
@@ -74,19 +115,35 @@ impl Absent {
 mod tests {
     use super::*;
 
+    /// The columns format version 2 added (migration 0011).
+    const ADDED_IN_2: &[(&str, &str)] = &[
+        ("history", "actor_id"),
+        ("cards", "created_by"),
+        ("relations", "created_by"),
+        ("attachments", "uploaded_by"),
+    ];
+
     #[test]
-    fn older_versions_lack_their_migrations_columns_and_tables() {
+    fn older_versions_lack_later_migrations_and_their_columns() {
+        assert!(ADDED_IN_2.iter().all(|c| ADDED_SINCE_1.contains(c)));
+        assert!(ADDED_IN_3.iter().all(|c| ADDED_SINCE_1.contains(c)));
+        assert_eq!(ADDED_SINCE_1.len(), ADDED_IN_2.len() + ADDED_IN_3.len());
         let v1 = Absent::of(1).unwrap();
-        assert_eq!(v1.migrations(&[1, 2, 10, 11, 13]), vec![1, 2, 10]);
+        assert_eq!(v1.migrations(&[1, 2, 10, 11, 12, 13, 14]), vec![1, 2, 10]);
         assert!(v1.column("cards", "created_by") && !v1.column("cards", "title"));
+        assert!(v1.column("cards", "archived_at") && v1.table("card_archives"));
         assert!(v1.table("webhooks") && !v1.table("cards"));
         let v2 = Absent::of(2).unwrap();
-        assert_eq!(v2.migrations(&[1, 11, 13]), vec![1, 11]);
-        assert!(!v2.column("cards", "created_by"));
-        assert!(v2.table("webhook_deliveries"));
+        assert_eq!(v2.migrations(&[1, 11, 12, 13, 14]), vec![1, 11]);
+        assert!(!v2.column("cards", "created_by") && v2.column("cards", "archived_at"));
+        assert!(v2.column("workspaces", "version") && v2.table("webhook_deliveries"));
+        assert!(v2.search_index());
         let v3 = Absent::of(EXPORT_FORMAT_VERSION).unwrap();
-        assert_eq!(v3.migrations(&[1, 11, 13]), vec![1, 11, 13]);
-        assert!(!v3.table("webhooks"));
+        assert_eq!(v3.migrations(&[1, 12, 13, 14]), vec![1, 12, 13, 14]);
+        assert!(!v3.table("card_archives") && !v3.column("cards", "archived_at"));
+        assert!(!v3.table("webhooks") && !v3.search_index());
+        assert_eq!(Absent::fill("version"), Value::Int(0));
+        assert_eq!(Absent::fill("archived_at"), Value::Null);
         assert!(Absent::of(4).is_none() && Absent::of(0).is_none());
     }
 }

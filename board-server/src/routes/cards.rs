@@ -1,7 +1,9 @@
 //! Card routes: `POST /api/cards`, `GET|PATCH|DELETE /api/cards/[id]`,
-//! `GET /api/cards/[id]/history`, and the board payload `GET /api/board`.
+//! `GET /api/cards/[id]/history`, archive and restore, the archived list
+//! `GET /api/cards`, and the board payload `GET /api/board`.
 
-use board_core::{CardId, Input, SetQuery};
+use board_core::{ArchivedQuery, CardId, Input, SetQuery};
+use serde::Deserialize;
 use warp::http::StatusCode;
 
 use super::{json, Answer, Request, SetParams};
@@ -117,4 +119,75 @@ pub(super) async fn board(req: Request) -> Answer {
         .board_if(&actor, &query, &req.if_none_match())
         .await?;
     Ok(super::tagged(read))
+}
+
+#[utoipa::path(
+    post, path = "/api/cards/{id}/archive", operation_id = "archiveCard", tag = "cards",
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "The card, archived (archivedAt set): it leaves the board, the WIP counts and the flow's wip, aging and cumulative flow, and keeps its column, comments, attachments, links and history. An archived card is returned unchanged", body = board_core::Card),
+    ),
+)]
+pub(super) async fn archive(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let card = req
+        .board()
+        .archive_card(&actor, &req.path_id::<CardId>()?)
+        .await?;
+    Ok(json(StatusCode::OK, &card))
+}
+
+#[utoipa::path(
+    post, path = "/api/cards/{id}/restore", operation_id = "restoreCard", tag = "cards",
+    params(("id" = board_core::CardId, Path, description = "The card")),
+    responses(
+        (status = 200, description = "The card, back on the board at the end of its column (or of the first column of its set in effect when its column is no longer in it: one history entry). A card on the board is returned unchanged", body = board_core::Card),
+        (status = 422, description = "WIP_LIMIT: the column is at its hard WIP limit", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn restore(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let card = req
+        .board()
+        .restore_card(&actor, &req.path_id::<CardId>()?)
+        .await?;
+    Ok(json(StatusCode::OK, &card))
+}
+
+/// The query of `GET /api/cards`, each parameter as text.
+#[derive(Debug, Default, Deserialize)]
+struct ArchivedParams {
+    tenant: Option<String>,
+    project: Option<String>,
+    archived: Option<String>,
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+#[utoipa::path(
+    get, path = "/api/cards", operation_id = "listArchivedCards", tag = "cards",
+    params(
+        ("tenant" = board_core::WorkspaceId, Query, description = "The workspace"),
+        ("project" = Option<String>, Query, description = "A project id: only its cards (default: the whole workspace)"),
+        ("archived" = bool, Query, description = "Must be true: the archived cards (the board's cards are in GET /api/board)"),
+        ("limit" = Option<u16>, Query, minimum = 1, maximum = 200, description = "Cards per page, 1 to 200 (default 50)"),
+        ("cursor" = Option<String>, Query, description = "The nextCursor of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of archived cards, most recently archived first", body = board_core::ArchivedPage),
+        (status = 422, description = "tenant missing, archived not true, limit outside 1..=200, a cursor the server did not make, or a project not of the workspace", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn list(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let q: ArchivedParams = req.query();
+    let query = ArchivedQuery::from_query(
+        q.tenant.as_deref(),
+        q.project.as_deref(),
+        q.archived.as_deref(),
+        q.limit.as_deref(),
+        q.cursor.as_deref(),
+    )?;
+    let page = req.board().archived_cards(&actor, &query).await?;
+    Ok(json(StatusCode::OK, &page))
 }

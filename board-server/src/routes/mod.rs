@@ -15,6 +15,7 @@ mod flow;
 mod health;
 mod members;
 mod relations;
+mod search;
 mod settings;
 mod table;
 mod webhooks;
@@ -283,13 +284,17 @@ route_table! {
     columns::reorder,
     columns::update,
     columns::delete,
+    cards::list,
     cards::create,
     cards::get,
     cards::patch,
     cards::delete,
     cards::history,
+    cards::archive,
+    cards::restore,
     cards::board,
     flow::get,
+    search::get,
     comments::list,
     comments::create,
     comments::patch,

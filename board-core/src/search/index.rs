@@ -1,0 +1,182 @@
+//! The search index (`search_terms`): the folded words of each card title and
+//! comment, written by the operation that writes the text, in its transaction,
+//! so a write that answered is found at once and replaced or deleted text is
+//! not. A card's deletion (and a column's, with `DELETE`) takes its rows
+//! through the foreign key.
+//!
+//! The words are folded in Rust ([`super::words`]), which a migration cannot
+//! run: `search_state.folding` records the folding the index was built with,
+//! and [`Board::ensure_search_index`] rebuilds the whole index, once, when a
+//! database is opened whose index is older ([`FOLDING`]): after migration 0012
+//! (the cards and comments that existed before it), and after any future change
+//! of the folding. A copy and an import of a version 3 export carry the index
+//! as any table; an import of an older export rebuilds it in its transaction.
+
+use sqlx::{AnyConnection, Row};
+
+use crate::error::Result;
+use crate::ids::{CardId, WorkspaceId};
+use crate::Board;
+
+use super::words;
+
+/// The folding this build indexes with; a database whose `search_state` says
+/// less is re-indexed when opened.
+pub(crate) const FOLDING: i64 = 1;
+
+/// Rows per `INSERT` (four values each, under SQLite's 32,766 bound values).
+const ROWS_PER_INSERT: usize = 8_000;
+
+/// Documents read per page while rebuilding.
+const PAGE: i64 = 5_000;
+
+/// One document to index: its id (the card's for its title, the comment's for
+/// a comment), workspace, card and text.
+pub(crate) struct Doc<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) workspace: &'a str,
+    pub(crate) card: &'a str,
+    pub(crate) text: &'a str,
+}
+
+/// Indexes `doc`, replacing what the index held for it when `replace`.
+pub(crate) async fn write(conn: &mut AnyConnection, doc: Doc<'_>, replace: bool) -> Result<()> {
+    if replace {
+        forget(conn, doc.id).await?;
+    }
+    insert(conn, &[doc]).await
+}
+
+/// Removes what the index holds for the document `id`.
+pub(crate) async fn forget(conn: &mut AnyConnection, id: &str) -> Result<()> {
+    sqlx::query("DELETE FROM search_terms WHERE doc_id = $1")
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The title document of a card.
+pub(crate) fn title<'a>(card: &'a CardId, ws: &'a WorkspaceId, title: &'a str) -> Doc<'a> {
+    Doc {
+        id: card.as_str(),
+        workspace: ws.as_str(),
+        card: card.as_str(),
+        text: title,
+    }
+}
+
+/// Inserts the words of `docs`, in multi-row statements.
+async fn insert(conn: &mut AnyConnection, docs: &[Doc<'_>]) -> Result<()> {
+    let mut rows: Vec<(&Doc<'_>, String)> = Vec::new();
+    for doc in docs {
+        rows.extend(words::distinct(doc.text).into_iter().map(|w| (doc, w)));
+    }
+    for chunk in rows.chunks(ROWS_PER_INSERT) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| {
+                let b = i * 4;
+                format!("(${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4)
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES {}",
+            values.join(", ")
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (doc, word) in chunk {
+            q = q.bind(doc.id).bind(word).bind(doc.workspace).bind(doc.card);
+        }
+        q.execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Rebuilds the whole index from the cards and comments, in the caller's
+/// transaction, page by page; then records [`FOLDING`].
+pub(crate) async fn rebuild(conn: &mut AnyConnection) -> Result<()> {
+    sqlx::query("DELETE FROM search_terms")
+        .execute(&mut *conn)
+        .await?;
+    let pages = [
+        "SELECT id, workspace_id, id AS card_id, title AS text FROM cards \
+         WHERE id > $1 ORDER BY id LIMIT $2",
+        "SELECT c.id, k.workspace_id, c.card_id, c.content AS text \
+         FROM comments c JOIN cards k ON k.id = c.card_id \
+         WHERE c.id > $1 ORDER BY c.id LIMIT $2",
+    ];
+    for sql in pages {
+        let mut after = String::new();
+        loop {
+            let rows = sqlx::query(sql)
+                .bind(&after)
+                .bind(PAGE)
+                .fetch_all(&mut *conn)
+                .await?;
+            let mut owned: Vec<[String; 4]> = Vec::with_capacity(rows.len());
+            for r in &rows {
+                owned.push([
+                    r.try_get("id")?,
+                    r.try_get("workspace_id")?,
+                    r.try_get("card_id")?,
+                    r.try_get("text")?,
+                ]);
+            }
+            let docs: Vec<Doc<'_>> = owned
+                .iter()
+                .map(|[id, ws, card, text]| Doc {
+                    id,
+                    workspace: ws,
+                    card,
+                    text,
+                })
+                .collect();
+            insert(conn, &docs).await?;
+            match owned.last() {
+                Some(last) if owned.len() as i64 == PAGE => after = last[0].clone(),
+                _ => break,
+            }
+        }
+    }
+    // One row, whatever was there (an import of an older export has none).
+    sqlx::query("DELETE FROM search_state")
+        .execute(&mut *conn)
+        .await?;
+    sqlx::query("INSERT INTO search_state (folding) VALUES ($1)")
+        .bind(FOLDING)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
+}
+
+impl Board {
+    /// Builds the search index when the database's is older than this build's
+    /// folding (after migration 0012, or a change of the folding): once, in one
+    /// transaction, whichever process opens the database first (the others
+    /// wait on the `search_state` row, then find it done). Called by
+    /// [`Board::open_with`].
+    pub(crate) async fn ensure_search_index(&self) -> Result<()> {
+        let folding: Option<i64> =
+            sqlx::query_scalar("SELECT CAST(MAX(folding) AS BIGINT) FROM search_state")
+                .fetch_one(&self.pool)
+                .await?;
+        if folding.unwrap_or(0) >= FOLDING {
+            return Ok(());
+        }
+        let mut tx = self.write_unlocked().await?;
+        // The row lock (PostgreSQL; SQLite's write lock is already held), then
+        // the check again: another process may have built it meanwhile.
+        sqlx::query("UPDATE search_state SET folding = folding")
+            .execute(&mut *tx)
+            .await?;
+        let folding: Option<i64> =
+            sqlx::query_scalar("SELECT CAST(MAX(folding) AS BIGINT) FROM search_state")
+                .fetch_one(&mut *tx)
+                .await?;
+        if folding.unwrap_or(0) < FOLDING {
+            rebuild(&mut tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,332 @@
+//! Search (contract §19): cards whose title, or one of whose comments, holds
+//! every word of a query (case- and accent-insensitive; whole words, the last
+//! one a prefix), title matches first, then by `updatedAt` (newest first), then
+//! by id; paged by a keyset cursor.
+//!
+//! Both backends read the same index (`search_terms`, written in the
+//! transaction of each change: [`index`]) with the same statement, and order by
+//! the contract's rule rather than a backend's rank, so they return the same
+//! cards in the same order for the same data. Snippets are cut in Rust.
+
+pub(crate) mod index;
+mod words;
+
+use serde::Serialize;
+use sqlx::{FromRow, Row};
+
+use crate::access::{Actor, Role};
+use crate::cards::{Card, CARD_COLUMNS};
+use crate::error::{Result, ValidationErrors};
+use crate::ids::{CardId, CommentId};
+use crate::paging;
+use crate::query::SetQuery;
+use crate::Board;
+
+use words::Terms;
+
+/// The longest query, in characters.
+pub const MAX_QUERY: usize = 200;
+
+/// The default page size.
+const DEFAULT_LIMIT: u16 = 20;
+
+/// At most this many matching comments are listed per card (its title aside).
+pub const MAX_COMMENT_MATCHES: usize = 10;
+
+/// The query of `GET /api/search`: the workspace (and project), the text, and
+/// the page. Parameters are kept as given and checked after the access check.
+///
+/// ```
+/// use board_core::{SearchQuery, SetQuery};
+/// # let ws = board_core::WorkspaceId::parse("ckv7q2x0a0000abcdefghijk").unwrap();
+/// let query = SearchQuery::new(SetQuery::workspace(ws), "acao rev").archived(true).limit(10);
+/// # let _ = query.after(None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchQuery {
+    set: SetQuery,
+    q: Option<String>,
+    archived: Option<String>,
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+impl SearchQuery {
+    /// The first page of the search for `q` in `set`'s workspace (or project),
+    /// archived cards left out.
+    pub fn new(set: SetQuery, q: impl Into<String>) -> SearchQuery {
+        SearchQuery {
+            set,
+            q: Some(q.into()),
+            archived: None,
+            limit: None,
+            cursor: None,
+        }
+    }
+
+    /// The query parameters `tenant`, `project`, `q`, `archived`, `limit` and
+    /// `cursor` (each `None` when absent).
+    pub fn from_query(
+        tenant: Option<&str>,
+        project: Option<&str>,
+        q: Option<&str>,
+        archived: Option<&str>,
+        limit: Option<&str>,
+        cursor: Option<&str>,
+    ) -> Result<SearchQuery> {
+        Ok(SearchQuery {
+            set: SetQuery::from_query(tenant, project)?,
+            q: q.map(str::to_string),
+            archived: archived.map(str::to_string),
+            limit: limit.map(str::to_string),
+            cursor: cursor.map(str::to_string),
+        })
+    }
+
+    /// Includes archived cards (`archived=true`).
+    pub fn archived(mut self, archived: bool) -> SearchQuery {
+        self.archived = Some(archived.to_string());
+        self
+    }
+
+    /// Pages of `n` cards (1..=200).
+    pub fn limit(mut self, n: u16) -> SearchQuery {
+        self.limit = Some(n.to_string());
+        self
+    }
+
+    /// The page after the one whose `nextCursor` is `cursor` (`None`: the first).
+    pub fn after(mut self, cursor: Option<String>) -> SearchQuery {
+        self.cursor = cursor;
+        self
+    }
+}
+
+/// Where a card matched.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchMatch {
+    /// `title` or `comment`.
+    pub field: &'static str,
+    /// The comment, for a comment match; null for the title.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub comment_id: Option<CommentId>,
+    /// The text around the first matching word (`…` where text was left out).
+    pub snippet: String,
+}
+
+/// A card found, with where it matched (its title first, then its comments in
+/// thread order, at most [`MAX_COMMENT_MATCHES`] of them).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SearchResult {
+    /// The card.
+    pub card: Card,
+    /// Where it matched.
+    pub matches: Vec<SearchMatch>,
+}
+
+/// A page of search results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SearchPage {
+    /// The cards of this page, best first.
+    pub results: Vec<SearchResult>,
+    /// The `cursor` of the next page; null on the last page.
+    pub next_cursor: Option<String>,
+}
+
+/// The last character there is: a prefix's words all sort below the prefix
+/// followed by it (words compare bytewise on both backends).
+const AFTER_ALL: char = '\u{10FFFF}';
+
+impl Board {
+    /// Searches the titles and comments of a workspace's cards, or of one
+    /// project's (Viewer). See the module documentation for the rules.
+    pub async fn search(&self, actor: &Actor, query: &SearchQuery) -> Result<SearchPage> {
+        let ws = query.set.workspace_id();
+        self.require(&self.pool, actor, ws, Role::Viewer).await?;
+        let q = query.q.as_deref().unwrap_or_default();
+        let terms = check_q(q)?;
+        let archived = match query.archived.as_deref() {
+            None | Some("false") => false,
+            Some("true") => true,
+            Some(other) => {
+                return Err(ValidationErrors::one(
+                    "archived",
+                    format!("Expected true or false, received {other:?}"),
+                ))
+            }
+        };
+        let limit = paging::limit(query.limit.as_deref(), DEFAULT_LIMIT)?;
+        let after = match &query.cursor {
+            Some(c) => Some(paging::decode(c, 3)?),
+            None => None,
+        };
+        if query.set.project_key().is_some() {
+            self.set_in_effect(&self.pool, ws, query.set.project_key(), "project")
+                .await?;
+        }
+        let title_key = match &after {
+            Some(keys) => Some(keys[0].parse::<i64>().map_err(|_| {
+                ValidationErrors::one("cursor", "Expected the nextCursor of the previous page")
+            })?),
+            None => None,
+        };
+        let sql = search_sql(&terms);
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(query.set.project_id())
+            .bind(i64::from(archived))
+            .bind(title_key)
+            .bind(after.as_ref().map(|k| k[1].clone()))
+            .bind(after.as_ref().map(|k| k[2].clone()))
+            .bind(i64::from(limit) + 1);
+        for word in &terms.exact {
+            q = q.bind(word);
+        }
+        let upper = format!("{}{AFTER_ALL}", terms.prefix);
+        q = q.bind(&terms.prefix).bind(upper);
+        let rows = q.fetch_all(&self.pool).await?;
+        let mut found: Vec<(Card, i64)> = Vec::with_capacity(rows.len());
+        for r in &rows {
+            found.push((Card::from_row(r)?, r.try_get("title_hit")?));
+        }
+        let next_cursor = if found.len() > usize::from(limit) {
+            found.truncate(usize::from(limit));
+            found.last().map(|(card, hit)| {
+                paging::encode(&[&hit.to_string(), card.updated_at.as_str(), card.id.as_str()])
+            })
+        } else {
+            None
+        };
+        let results = self.with_matches(&terms, found).await?;
+        Ok(SearchPage {
+            results,
+            next_cursor,
+        })
+    }
+
+    /// Each card found with its matches: the title's, then its matching
+    /// comments' (read in one statement, checked with the index's folding).
+    async fn with_matches(
+        &self,
+        terms: &Terms,
+        found: Vec<(Card, i64)>,
+    ) -> Result<Vec<SearchResult>> {
+        if found.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks: Vec<String> = (1..=found.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT id, card_id, content FROM comments WHERE card_id IN ({}) ORDER BY card_id, seq",
+            marks.join(", ")
+        );
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
+        for (card, _) in &found {
+            q = q.bind(&card.id);
+        }
+        let rows = q.fetch_all(&self.pool).await?;
+        let mut comments: Vec<(CardId, CommentId, String)> = Vec::new();
+        for r in &rows {
+            let content: String = r.try_get("content")?;
+            if terms.all_in(&content) {
+                comments.push((r.try_get("card_id")?, r.try_get("id")?, content));
+            }
+        }
+        Ok(found
+            .into_iter()
+            .map(|(card, title_hit)| {
+                let mut matches = Vec::new();
+                if title_hit == 1 {
+                    matches.push(SearchMatch {
+                        field: "title",
+                        comment_id: None,
+                        snippet: terms.snippet(&card.title),
+                    });
+                }
+                matches.extend(
+                    comments
+                        .iter()
+                        .filter(|(c, _, _)| *c == card.id)
+                        .take(MAX_COMMENT_MATCHES)
+                        .map(|(_, id, text)| SearchMatch {
+                            field: "comment",
+                            comment_id: Some(id.clone()),
+                            snippet: terms.snippet(text),
+                        }),
+                );
+                SearchResult { card, matches }
+            })
+            .collect())
+    }
+}
+
+/// `q`'s terms: 422 on `q` when it is missing, empty, longer than
+/// [`MAX_QUERY`] characters, or holds no letter or digit.
+fn check_q(q: &str) -> Result<Terms> {
+    let n = q.chars().count();
+    if q.trim().is_empty() {
+        return Err(ValidationErrors::one(
+            "q",
+            "Required: the words to search for (1 to 200 characters)",
+        ));
+    }
+    if n > MAX_QUERY {
+        return Err(ValidationErrors::one(
+            "q",
+            format!("Expected at most {MAX_QUERY} characters, received {n}"),
+        ));
+    }
+    Terms::of(q).ok_or_else(|| {
+        ValidationErrors::one("q", "Expected at least one word (a letter or a digit)")
+    })
+}
+
+/// The search statement. Binds: `$1` workspace, `$2` project (or null), `$3`
+/// archived included (0/1), `$4`..`$6` the cursor (title hit, updatedAt, id; or
+/// nulls), `$7` the limit + 1, then each exact word, then the prefix and its
+/// upper bound. The index is entered by the first exact word (or by the
+/// prefix's range when there is none); each other term is one `EXISTS` on the
+/// same document.
+fn search_sql(terms: &Terms) -> String {
+    let n = terms.exact.len();
+    let (p, upper) = (8 + n, 9 + n);
+    let prefix = |t: &str| format!("{t}.word >= ${p} AND {t}.word < ${upper}");
+    let (drive, rest) = if n == 0 {
+        (prefix("t0"), Vec::new())
+    } else {
+        let mut rest: Vec<String> = (1..n)
+            .map(|i| {
+                format!(
+                    "EXISTS (SELECT 1 FROM search_terms t{i} WHERE t{i}.doc_id = t0.doc_id \
+                     AND t{i}.word = ${})",
+                    8 + i
+                )
+            })
+            .collect();
+        rest.push(format!(
+            "EXISTS (SELECT 1 FROM search_terms tp WHERE tp.doc_id = t0.doc_id AND {})",
+            prefix("tp")
+        ));
+        ("t0.word = $8".to_string(), rest)
+    };
+    let rest: String = rest.iter().map(|c| format!(" AND {c}")).collect();
+    format!(
+        "WITH m AS ( \
+           SELECT t0.card_id, t0.doc_id FROM search_terms t0 \
+           WHERE t0.workspace_id = $1 AND {drive}{rest} \
+         ), \
+         r AS ( \
+           SELECT card_id, CAST(MAX(CASE WHEN doc_id = card_id THEN 1 ELSE 0 END) AS BIGINT) AS title_hit \
+           FROM m GROUP BY card_id \
+         ) \
+         SELECT {CARD_COLUMNS}, r.title_hit FROM r JOIN cards k ON k.id = r.card_id \
+         WHERE ($2 IS NULL OR k.project_id = $2) AND ($3 = 1 OR k.archived_at IS NULL) \
+           AND ($4 IS NULL OR r.title_hit < $4 OR (r.title_hit = $4 AND \
+                (k.updated_at < $5 OR (k.updated_at = $5 AND k.id > $6)))) \
+         ORDER BY r.title_hit DESC, k.updated_at DESC, k.id LIMIT $7"
+    )
+}
