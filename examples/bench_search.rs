@@ -13,7 +13,13 @@ use std::time::{Duration, Instant};
 use board_core::{Actor, Board, CommentInput, CommentText, Name, SearchQuery, SetQuery};
 use sqlx::AnyPool;
 
-const CARDS: usize = 100_000;
+/// The cards (`BENCH_SEARCH_CARDS` overrides it, for a smaller run).
+fn cards() -> usize {
+    std::env::var("BENCH_SEARCH_CARDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(100_000)
+}
 const COMMENTS_PER_CARD: usize = 5;
 const READS: usize = 30;
 const WRITES: usize = 300;
@@ -93,8 +99,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let started = Instant::now();
     fill(&pool, ws.id.as_str(), &column, &vocabulary).await?;
     println!(
-        "filled {CARDS} cards and {} comments in {:.1?}",
-        CARDS * COMMENTS_PER_CARD,
+        "filled {} cards and {} comments in {:.1?}",
+        cards(),
+        cards() * COMMENTS_PER_CARD,
         started.elapsed()
     );
     // The index of existing rows is built when a database is opened whose index
@@ -188,7 +195,7 @@ async fn comment_writes(
         )
         .bind(format!("a{i:023}"))
         .bind(card.id.as_str())
-        .bind(100_000 + i as i64)
+        .bind(-(2 * i as i64) - 1)
         .bind(&text)
         .bind(at)
         .execute(&mut *tx)
@@ -205,7 +212,7 @@ async fn comment_writes(
         )
         .bind(&id)
         .bind(card.id.as_str())
-        .bind(200_000 + i as i64)
+        .bind(-(2 * i as i64) - 2)
         .bind(&text)
         .bind(at)
         .execute(&mut *tx)
@@ -276,8 +283,8 @@ async fn fill(
     let time = |ms: i64| board_core::Timestamp::from_millis(base + ms).to_string();
     let mut tx = pool.begin().await?;
     const BATCH: usize = 3_000;
-    for start in (0..CARDS).step_by(BATCH) {
-        let end = (start + BATCH).min(CARDS);
+    for start in (0..cards()).step_by(BATCH) {
+        let end = (start + BATCH).min(cards());
         let mut sql = String::from(
             "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, \
              updated_at, history_seq) VALUES ",
@@ -311,7 +318,7 @@ async fn fill(
         }
         q.execute(&mut *tx).await?;
     }
-    let total = CARDS * COMMENTS_PER_CARD;
+    let total = cards() * COMMENTS_PER_CARD;
     for start in (0..total).step_by(BATCH) {
         let end = (start + BATCH).min(total);
         let mut sql = String::from(
