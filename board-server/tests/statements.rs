@@ -219,7 +219,8 @@ on_both_backends! {
         counts.push(("GET /api/cards?archived=true", n));
         let (_, n) = count(&app, "POST", &format!("/api/cards/{card}/restore"), None).await;
         counts.push(("POST /api/cards/[id]/restore", n));
-        let (_, n) = count(&app, "GET", &format!("/api/search?tenant={t}&q=hi"), None).await;
+        // The comment reads "c2" (edited above): a search that finds it reads its snippet.
+        let (_, n) = count(&app, "GET", &format!("/api/search?tenant={t}&q=c2"), None).await;
         counts.push(("GET /api/search", n));
         assert_eq!(
             counts,

@@ -184,6 +184,14 @@ on_both_backends! {
         ok(&r, "card.updated");
         views.after(&app, &mut tags, "card.updated", &["board", "card"]).await;
 
+        // Contract §19: an archived card leaves the board; restored, it is back.
+        let r = app.call("POST", &format!("/api/cards/{a}/archive"), None).await;
+        ok(&r, "card.archived");
+        views.after(&app, &mut tags, "card.archived", &["board", "card"]).await;
+        let r = app.call("POST", &format!("/api/cards/{a}/restore"), None).await;
+        ok(&r, "card.restored");
+        views.after(&app, &mut tags, "card.restored", &["board", "card"]).await;
+
         let c = id(&app.card("C").await);
         views.after(&app, &mut tags, "card.created", &["board"]).await;
 
