@@ -24,11 +24,22 @@ use super::words;
 /// less is re-indexed when opened.
 pub(crate) const FOLDING: i64 = 1;
 
-/// Rows per `INSERT` (four values each, under SQLite's 32,766 bound values).
-const ROWS_PER_INSERT: usize = 8_000;
+/// Rows per `INSERT` (four values each). Small: sqlx's SQLite driver looks
+/// each `$N` up by name (`sqlite3_bind_parameter_name`, a scan of the
+/// statement's names), so a statement's bind cost grows with the square of its
+/// parameters: 8,000 rows per statement made a 6-million-row rebuild take
+/// tens of minutes.
+const ROWS_PER_INSERT: usize = 100;
 
 /// Documents read per page while rebuilding.
 const PAGE: i64 = 5_000;
+
+/// The secondary indexes of `search_terms` (as migration 0012 creates them),
+/// dropped while the whole index is rebuilt and created again after.
+const SECONDARY: [(&str, &str); 2] = [
+    ("search_terms_word", "workspace_id, word, doc_id, card_id"),
+    ("search_terms_card", "card_id"),
+];
 
 /// One document to index: its id (the card's for its title, the comment's for
 /// a comment), workspace, card and text.
@@ -98,6 +109,14 @@ pub(crate) async fn rebuild(conn: &mut AnyConnection) -> Result<()> {
     sqlx::query("DELETE FROM search_terms")
         .execute(&mut *conn)
         .await?;
+    // The secondary indexes are built after the rows (one sort each) rather
+    // than kept up to date row by row in random key order; the rows arrive in
+    // primary-key order (documents by id, each one's words sorted).
+    for (name, _) in SECONDARY {
+        sqlx::query(sqlx::AssertSqlSafe(format!("DROP INDEX IF EXISTS {name}")))
+            .execute(&mut *conn)
+            .await?;
+    }
     let pages = [
         "SELECT id, workspace_id, id AS card_id, title AS text FROM cards \
          WHERE id > $1 ORDER BY id LIMIT $2",
@@ -137,6 +156,13 @@ pub(crate) async fn rebuild(conn: &mut AnyConnection) -> Result<()> {
                 _ => break,
             }
         }
+    }
+    for (name, columns) in SECONDARY {
+        sqlx::query(sqlx::AssertSqlSafe(format!(
+            "CREATE INDEX {name} ON search_terms ({columns})"
+        )))
+        .execute(&mut *conn)
+        .await?;
     }
     // One row, whatever was there (an import of an older export has none).
     sqlx::query("DELETE FROM search_state")

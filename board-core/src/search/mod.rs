@@ -285,40 +285,85 @@ fn check_q(q: &str) -> Result<Terms> {
     })
 }
 
+/// The most index rows counted per term to choose the term that drives the
+/// search (terms past it tie, and the first of them drives).
+const COUNT_CAP: i64 = 25_000;
+
 /// The search statement. Binds: `$1` workspace, `$2` project (or null), `$3`
 /// archived included (0/1), `$4`..`$6` the cursor (title hit, updatedAt, id; or
 /// nulls), `$7` the limit + 1, then each exact word, then the prefix and its
-/// upper bound. The index is entered by the first exact word (or by the
-/// prefix's range when there is none); each other term is one `EXISTS` on the
-/// same document.
+/// upper bound.
+///
+/// The index is entered by the rarest term: `c` counts each term's index rows
+/// (up to [`COUNT_CAP`]), and the query is one branch per term, driven by that
+/// term, each other term one `EXISTS` on the same document; a branch's
+/// workspace is null (its index range empty, so it reads nothing) unless its
+/// term is the rarest (the first of the rarest on a tie). The scalar subquery
+/// is read once on both backends (SQLite: once per statement; PostgreSQL: an
+/// init plan). A single term (a prefix alone) is one branch.
 fn search_sql(terms: &Terms) -> String {
     let n = terms.exact.len();
     let (p, upper) = (8 + n, 9 + n);
-    let prefix = |t: &str| format!("{t}.word >= ${p} AND {t}.word < ${upper}");
-    let (drive, rest) = if n == 0 {
-        (prefix("t0"), Vec::new())
-    } else {
-        let mut rest: Vec<String> = (1..n)
+    // Term j's condition on the alias `a`: the exact words, then the prefix.
+    let cond = |a: &str, j: usize| {
+        if j < n {
+            format!("{a}.word = ${}", 8 + j)
+        } else {
+            format!("{a}.word >= ${p} AND {a}.word < ${upper}")
+        }
+    };
+    let k = n + 1;
+    let counts: Vec<String> = (0..k)
+        .map(|j| {
+            format!(
+                "(SELECT COUNT(*) FROM (SELECT 1 AS x FROM search_terms s WHERE s.workspace_id = $1 \
+                 AND {} LIMIT {COUNT_CAP}) s{j}) AS c{j}",
+                cond("s", j)
+            )
+        })
+        .collect();
+    let branch = |j: usize| {
+        let ws = if k == 1 {
+            "$1".to_string()
+        } else {
+            let guard: Vec<String> = (0..k)
+                .filter(|&i| i != j)
+                .map(|i| {
+                    if i < j {
+                        format!("c{j} < c{i}")
+                    } else {
+                        format!("c{j} <= c{i}")
+                    }
+                })
+                .collect();
+            format!(
+                "(SELECT CASE WHEN {} THEN $1 END FROM c)",
+                guard.join(" AND ")
+            )
+        };
+        let rest: String = (0..k)
+            .filter(|&i| i != j)
             .map(|i| {
                 format!(
-                    "EXISTS (SELECT 1 FROM search_terms t{i} WHERE t{i}.doc_id = t0.doc_id \
-                     AND t{i}.word = ${})",
-                    8 + i
+                    " AND EXISTS (SELECT 1 FROM search_terms t{i} WHERE t{i}.doc_id = d.doc_id AND {})",
+                    cond(&format!("t{i}"), i)
                 )
             })
             .collect();
-        rest.push(format!(
-            "EXISTS (SELECT 1 FROM search_terms tp WHERE tp.doc_id = t0.doc_id AND {})",
-            prefix("tp")
-        ));
-        ("t0.word = $8".to_string(), rest)
+        format!(
+            "SELECT d.card_id, d.doc_id FROM search_terms d \
+             WHERE d.workspace_id = {ws} AND {}{rest}",
+            cond("d", j)
+        )
     };
-    let rest: String = rest.iter().map(|c| format!(" AND {c}")).collect();
+    let with_counts = if k == 1 {
+        String::new()
+    } else {
+        format!("c AS (SELECT {}), ", counts.join(", "))
+    };
+    let branches: Vec<String> = (0..k).map(branch).collect();
     format!(
-        "WITH m AS ( \
-           SELECT t0.card_id, t0.doc_id FROM search_terms t0 \
-           WHERE t0.workspace_id = $1 AND {drive}{rest} \
-         ), \
+        "WITH {with_counts}m AS ( {} ), \
          r AS ( \
            SELECT card_id, CAST(MAX(CASE WHEN doc_id = card_id THEN 1 ELSE 0 END) AS BIGINT) AS title_hit \
            FROM m GROUP BY card_id \
@@ -327,6 +372,7 @@ fn search_sql(terms: &Terms) -> String {
          WHERE ($2 IS NULL OR k.project_id = $2) AND ($3 = 1 OR k.archived_at IS NULL) \
            AND ($4 IS NULL OR r.title_hit < $4 OR (r.title_hit = $4 AND \
                 (k.updated_at < $5 OR (k.updated_at = $5 AND k.id > $6)))) \
-         ORDER BY r.title_hit DESC, k.updated_at DESC, k.id LIMIT $7"
+         ORDER BY r.title_hit DESC, k.updated_at DESC, k.id LIMIT $7",
+        branches.join(" UNION ALL ")
     )
 }
