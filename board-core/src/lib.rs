@@ -545,6 +545,7 @@ impl Board {
             })?),
         };
         let feed = events::Feed::new(&pool, backend);
+        let writers = store::WriteQueue::new(&pool, backend);
         let board = Board {
             on_commit: Arc::new(feed.clone()),
             feed,
@@ -556,7 +557,7 @@ impl Board {
             attachments_enabled: options.attachments_enabled,
             temp_grace: options.temp_grace,
             webhook_allow_private: options.webhook_allow_private,
-            writers: store::WriteQueue::default(),
+            writers,
             database_url: options.database_url,
         };
         board.ensure_search_index().await?;

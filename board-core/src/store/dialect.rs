@@ -37,7 +37,8 @@ impl Backend {
     /// over 100k rows in memory. Reads map the file (up to 1 GiB), so the
     /// pool's connections share the OS's pages rather than each copying them
     /// into its own cache: a flow read over a million history rows takes a
-    /// fifth less.
+    /// fifth less. Commits never checkpoint (`wal_autocheckpoint = 0`): the
+    /// board's checkpoint task does, outside the write queue (`checkpoint.rs`).
     ///
     /// PostgreSQL: no JIT compilation. It pays off only for long analytic
     /// queries, and it made the one this service has (a flow read over a
@@ -48,7 +49,8 @@ impl Backend {
             Backend::Sqlite => format!(
                 "PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}; \
                  PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536; \
-                 PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824"
+                 PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824; \
+                 PRAGMA wal_autocheckpoint = 0"
             ),
             Backend::Postgres => "SET jit = off".to_string(),
         }

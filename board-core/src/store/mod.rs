@@ -6,6 +6,7 @@
 //! Every difference between SQLite and PostgreSQL is a method of [`Backend`]
 //! in `dialect.rs`; nothing else in the crate matches on the backend.
 
+mod checkpoint;
 mod dialect;
 mod outbox;
 mod tx;

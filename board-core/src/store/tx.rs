@@ -7,6 +7,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Row};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
+use super::checkpoint::Commits;
 use super::outbox::{self, OnCommit, OutboxRow};
 use super::Backend;
 use crate::error::{Error, Result};
@@ -35,6 +36,8 @@ pub(crate) struct WriteTx {
     held: u8,
     /// SQLite: this process's turn to write, taken in arrival order.
     turn: Option<OwnedMutexGuard<()>>,
+    /// SQLite: told of the commit, for the checkpoint task.
+    commits: Option<Arc<Commits>>,
     /// The change's events, written just before `COMMIT`.
     events: Vec<OutboxRow>,
     /// Told of a committed event.
@@ -50,8 +53,28 @@ pub(crate) struct WriteTx {
 /// instead queue here, in arrival order (tokio's mutex is fair), and only the
 /// head of the queue asks SQLite for the lock. `busy_timeout` stays the
 /// backstop against other processes, such as the CLI.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct WriteQueue(Arc<Mutex<()>>);
+///
+/// Commits are told to the checkpoint task (`checkpoint.rs`), which copies
+/// the log into the database file outside the queue.
+#[derive(Debug, Clone)]
+pub(crate) struct WriteQueue {
+    turn: Arc<Mutex<()>>,
+    commits: Arc<Commits>,
+}
+
+impl WriteQueue {
+    /// An empty queue; for SQLite, with the checkpoint task of `pool` started.
+    pub(crate) fn new(pool: &AnyPool, backend: Backend) -> WriteQueue {
+        let queue = WriteQueue {
+            turn: Arc::default(),
+            commits: Arc::new(Commits::new()),
+        };
+        if backend.is_embedded() {
+            super::checkpoint::spawn(pool.clone(), &queue.commits, queue.turn.clone());
+        }
+        queue
+    }
+}
 
 /// A row a write transaction locks before it reads what decides its change.
 ///
@@ -110,9 +133,12 @@ impl WriteTx {
         // BEGIN and COMMIT are sent here rather than through sqlx's
         // `Transaction`, so that the change's events ride with the COMMIT in
         // one round trip (see `commit`).
-        let turn = match backend.is_embedded() {
-            true => Some(queue.0.clone().lock_owned().await),
-            false => None,
+        let (turn, commits) = match backend.is_embedded() {
+            true => (
+                Some(queue.turn.clone().lock_owned().await),
+                Some(queue.commits.clone()),
+            ),
+            false => (None, None),
         };
         let mut tx = pool.acquire().await?;
         sqlx::raw_sql(backend.begin_write())
@@ -123,6 +149,7 @@ impl WriteTx {
             backend,
             held: 0,
             turn,
+            commits,
             events: Vec::new(),
             on_commit,
         })
@@ -256,6 +283,9 @@ impl WriteTx {
         }
         drop(tx);
         drop(self.turn.take());
+        if let Some(commits) = self.commits.take() {
+            commits.committed();
+        }
         if !events.is_empty() {
             self.on_commit.committed();
         }
