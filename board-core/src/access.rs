@@ -1,6 +1,7 @@
 //! Identity and access: accounts, memberships with roles, bearer tokens, the
 //! [`Actor`] every operation takes, and the one access check.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -195,6 +196,124 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
+/// A bearer token as a request carried it: well formed, not yet checked. A
+/// read that takes it as its [`Caller`] checks it in its own first statement
+/// (the token, its secret, revocation, expiry and the account's role in the
+/// workspace, next to the payload: see [`TOKEN_COLUMNS`] and
+/// [`Bearer::verify`]); every other path authenticates it first. Its `Debug`
+/// shows the token's id only.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Bearer {
+    id: TokenId,
+    /// The SHA-256 of the secret, as `tokens.secret_hash` stores it.
+    hash: String,
+}
+
+impl std::fmt::Debug for Bearer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bearer")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Bearer {
+    /// Parses `brd_<id>_<secret>`; any other text is [`Error::Unauthenticated`].
+    ///
+    /// ```
+    /// let token = format!("brd_{}_{}", "c".repeat(24), "ab".repeat(32));
+    /// assert!(board_core::Bearer::parse(&token).is_ok());
+    /// assert!(board_core::Bearer::parse("brd_nope").is_err());
+    /// ```
+    pub fn parse(token: &str) -> Result<Bearer> {
+        let (id, secret) = split_token(token).ok_or(Error::Unauthenticated)?;
+        Ok(Bearer {
+            id: TokenId::from_db(id.to_string()),
+            hash: hash_secret(secret),
+        })
+    }
+
+    /// The credential check, on the row a statement read with
+    /// [`TOKEN_COLUMNS`] (no row: no such token): 401 unless the stored hash
+    /// is the secret's (compared in constant time), the token is not revoked
+    /// and not expired. The one place that decides whether a token is valid.
+    pub(crate) fn verify(&self, row: Option<&AnyRow>) -> Result<()> {
+        let row = row.ok_or(Error::Unauthenticated)?;
+        let stored: Option<String> = row.try_get("tk_hash")?;
+        let expires: Option<Timestamp> = row.try_get("tk_expires")?;
+        let revoked: Option<Timestamp> = row.try_get("tk_revoked")?;
+        let valid = stored.is_some_and(|s| constant_time_eq(s.as_bytes(), self.hash.as_bytes()))
+            && revoked.is_none()
+            && expires.is_none_or(|at| at > now());
+        match valid {
+            true => Ok(()),
+            false => Err(Error::Unauthenticated),
+        }
+    }
+
+    /// [`Bearer::verify`], then the role `tk_role` of the same row (`None`:
+    /// not a member of the workspace the statement joined).
+    pub(crate) fn verified_role(&self, row: Option<&AnyRow>) -> Result<Option<Role>> {
+        self.verify(row)?;
+        row.map_or(Ok(None), role_of)
+    }
+
+    /// The token's id (bound as the fused statement's token parameter).
+    pub(crate) fn id(&self) -> &TokenId {
+        &self.id
+    }
+}
+
+/// Who calls a read that can check a credential itself: an [`Actor`] already
+/// known, or a [`Bearer`] token that the read checks in its first statement
+/// (the fused reads: the columns of a workspace, the board, a card's comments
+/// and history; each falls back to [`Board::authenticate_bearer`] on a path
+/// that does not fuse).
+#[derive(Debug, Clone, Copy)]
+pub enum Caller<'a> {
+    /// An actor (the operator, an account, a session).
+    Actor(&'a Actor),
+    /// A bearer token not yet checked.
+    Bearer(&'a Bearer),
+}
+
+impl<'a> From<&'a Actor> for Caller<'a> {
+    fn from(actor: &'a Actor) -> Caller<'a> {
+        Caller::Actor(actor)
+    }
+}
+
+impl<'a> From<&'a Bearer> for Caller<'a> {
+    fn from(bearer: &'a Bearer) -> Caller<'a> {
+        Caller::Bearer(bearer)
+    }
+}
+
+/// The credential columns of a token check, over `tokens t` and the account's
+/// membership `m` in the workspace a statement names (see [`token_from`]):
+/// what [`Bearer::verify`] and [`Bearer::verified_role`] read. Written once:
+/// every fused read and [`Board::authenticate_bearer`] select exactly these.
+pub(crate) const TOKEN_COLUMNS: &str = "t.secret_hash AS tk_hash, t.expires_at AS tk_expires, \
+     t.revoked_at AS tk_revoked, m.role AS tk_role";
+
+/// The `FROM … WHERE` of a read fused with a token check: the token `token`
+/// (a parameter, `$n`), the tables `joins` joined to it (each `LEFT JOIN`, so
+/// that the token's row is there whatever they hold), the account's membership
+/// `m` in the workspace `workspace` (an SQL expression over them), then
+/// `after` (joins that may use `m`). No row: no such token.
+pub(crate) fn token_from(token: &str, joins: &str, workspace: &str, after: &str) -> String {
+    format!(
+        "FROM tokens t {joins} LEFT JOIN memberships m \
+         ON m.account_id = t.account_id AND m.workspace_id = {workspace} {after} WHERE t.id = {token}"
+    )
+}
+
+/// The role `tk_role` a row selected ([`TOKEN_COLUMNS`]).
+fn role_of(row: &AnyRow) -> Result<Option<Role>> {
+    let role: Option<String> = row.try_get("tk_role")?;
+    Ok(role.as_deref().and_then(Role::parse))
+}
+
 impl Board {
     /// Turns a bearer token into an [`Actor::Session`]: the credential check and
     /// the account's roles are one statement. Malformed, unknown, revoked and
@@ -220,38 +339,44 @@ impl Board {
     /// # result.unwrap();
     /// ```
     pub async fn authenticate(&self, token: &str) -> Result<Actor> {
-        let (id, secret) = split_token(token).ok_or(Error::Unauthenticated)?;
+        self.authenticate_bearer(&Bearer::parse(token)?).await
+    }
+
+    /// [`Board::authenticate`] of a token already parsed: the fallback of a
+    /// [`Caller::Bearer`] on every path that does not fuse its credential check.
+    pub async fn authenticate_bearer(&self, bearer: &Bearer) -> Result<Actor> {
         // One row per membership (one with NULLs for an account without any).
-        let rows: Vec<AnyRow> = sqlx::query(
-            "SELECT t.account_id, t.secret_hash, t.expires_at, t.revoked_at, m.workspace_id, m.role \
-             FROM tokens t LEFT JOIN memberships m ON m.account_id = t.account_id WHERE t.id = $1",
-        )
-        .bind(id)
-        .fetch_all(&self.pool)
-        .await?;
-        let row = rows.first().ok_or(Error::Unauthenticated)?;
-        let stored: String = row.try_get("secret_hash")?;
-        let expires: Option<Timestamp> = row.try_get("expires_at")?;
-        let revoked: Option<Timestamp> = row.try_get("revoked_at")?;
-        let valid = constant_time_eq(stored.as_bytes(), hash_secret(secret).as_bytes())
-            && revoked.is_none()
-            && expires.is_none_or(|at| at > now());
-        if !valid {
-            return Err(Error::Unauthenticated);
-        }
+        let sql = format!(
+            "SELECT t.account_id, {TOKEN_COLUMNS}, m.workspace_id \
+             FROM tokens t LEFT JOIN memberships m ON m.account_id = t.account_id WHERE t.id = $1"
+        );
+        let rows: Vec<AnyRow> = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(&bearer.id)
+            .fetch_all(&self.pool)
+            .await?;
+        let row = rows.first();
+        bearer.verify(row)?;
         let mut roles = Vec::new();
         for r in &rows {
             let workspace: Option<WorkspaceId> = r.try_get("workspace_id")?;
-            let role: Option<String> = r.try_get("role")?;
-            if let (Some(w), Some(role)) = (workspace, role.as_deref().and_then(Role::parse)) {
+            if let (Some(w), Some(role)) = (workspace, role_of(r)?) {
                 roles.push((w, role));
             }
         }
         Ok(Actor::Session(Session {
-            account: AccountId::from_db(row.try_get("account_id")?),
-            token: TokenId::from_db(id.to_string()),
+            account: AccountId::from_db(row.ok_or(Error::Unauthenticated)?.try_get("account_id")?),
+            token: bearer.id.clone(),
             roles,
         }))
+    }
+
+    /// The actor of `caller`: itself, or the session its bearer token opens
+    /// (one statement, [`Board::authenticate_bearer`]).
+    pub(crate) async fn actor_of<'c>(&self, caller: Caller<'c>) -> Result<Cow<'c, Actor>> {
+        match caller {
+            Caller::Actor(a) => Ok(Cow::Borrowed(a)),
+            Caller::Bearer(b) => Ok(Cow::Owned(self.authenticate_bearer(b).await?)),
+        }
     }
 
     /// Checks that `actor` reaches `workspace` with at least `min`.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, FromRow, Row};
 
-use crate::access::{check_role, check_role_of, Actor, Role};
+use crate::access::{check_role, check_role_of, Actor, Caller, Role};
 use crate::columns::Column;
 use crate::error::{Error, Result, Rule};
 use crate::etag::{Conditional, ETag, IfMatch, IfNoneMatch};
@@ -18,6 +18,7 @@ use crate::history;
 use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::order::{self, Placement, Repositioned, Spot, SPACING};
 use crate::query::SetQuery;
+use crate::reads;
 use crate::search::index;
 use crate::store::{Lock, WriteTx};
 use crate::text::Name;
@@ -566,17 +567,26 @@ impl Board {
     /// in effect, before the payload: the set's version (every write of its
     /// columns and cards advances it under the set's lock) and the settings'
     /// version (`wipLimits` decides `overLimit`). A 304 costs that one statement.
-    pub async fn board_if(
+    pub async fn board_if<'c>(
         &self,
-        actor: &Actor,
+        caller: impl Into<Caller<'c>>,
         query: &SetQuery,
         cond: &IfNoneMatch,
     ) -> Result<Conditional<BoardView>> {
         let ws = query.workspace_id();
-        self.require(&self.pool, actor, ws, Role::Viewer).await?;
-        let (set, versions) = self
-            .set_in_effect_versioned(&self.pool, ws, query.project_key(), "project")
-            .await?;
+        let (project, min) = (query.project_key(), Role::Viewer);
+        let (set, versions) = match caller.into() {
+            // The token is checked by the statement that finds the set.
+            Caller::Bearer(bearer) => {
+                self.set_in_effect_checked(bearer, ws, project, "project", min)
+                    .await?
+            }
+            Caller::Actor(actor) => {
+                self.require(&self.pool, actor, ws, min).await?;
+                self.set_in_effect_versioned(&self.pool, ws, project, "project")
+                    .await?
+            }
+        };
         let tag = ETag::of_versions("board", set.as_ref(), &versions);
         Conditional::answer(tag, cond, self.board_of_set(set)).await
     }
@@ -588,29 +598,17 @@ impl Board {
             "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
              AND archived_at IS NULL ORDER BY position, created_at"
         );
-        let cards: Vec<Card> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(&set)
             .fetch_all(&self.pool)
             .await?;
-        let columns = columns
-            .into_iter()
-            .map(|column| {
-                let cards = cards
-                    .iter()
-                    .filter(|c| c.column_id == column.id)
-                    .cloned()
-                    .collect::<Vec<_>>();
-                let over_limit = column
-                    .wip_limit
-                    .is_some_and(|l| cards.len() > usize::from(l.get()));
-                BoardColumn {
-                    column,
-                    over_limit,
-                    cards,
-                }
-            })
-            .collect();
-        Ok(BoardView { columns })
+        let cards = rows
+            .iter()
+            .map(reads::card_at)
+            .collect::<Result<Vec<_>>>()?;
+        Ok(BoardView {
+            columns: reads::board_columns(columns, cards),
+        })
     }
 
     /// Where a card is, for a write to it (one statement): the card, the
@@ -818,7 +816,7 @@ pub(crate) enum CardList {
 
 impl CardList {
     /// The tag's kind and the SQL of its two versions (`v1`, `v2`) over `cards k`.
-    fn sql(self) -> (&'static str, &'static str) {
+    pub(crate) fn sql(self) -> (&'static str, &'static str) {
         match self {
             CardList::Comments => ("comments", "k.version AS v1, 0 AS v2"),
             CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),

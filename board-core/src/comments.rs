@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::access::{Actor, Role};
+use crate::access::{Actor, Caller, Role};
 use crate::attachments::{self, Attachment};
 use crate::cards::CardList;
 use crate::error::{Error, Result, Rule};
@@ -186,14 +186,15 @@ impl Board {
 
     /// A card's comments with their tag (contract §22), or only the tag when
     /// `cond` names it (Viewer): a 304 costs one statement.
-    pub async fn card_comments_if(
+    /// A [`Caller::Bearer`]'s token is checked by that statement.
+    pub async fn card_comments_if<'c>(
         &self,
-        actor: &Actor,
+        caller: impl Into<Caller<'c>>,
         card: &CardId,
         cond: &IfNoneMatch,
     ) -> Result<Conditional<Vec<Comment>>> {
-        let (_, tag) = self
-            .reach_card_list(actor, card, CardList::Comments)
+        let tag = self
+            .card_list_tag(caller.into(), card, CardList::Comments)
             .await?;
         Conditional::answer(tag, cond, self.comments_of(card)).await
     }

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::access::{Actor, Role};
+use crate::access::{Actor, Caller, Role};
 use crate::cards::CardList;
 use crate::error::Result;
 use crate::etag::{Conditional, IfNoneMatch};
@@ -112,13 +112,16 @@ impl Board {
 
     /// A card's history with its tag (contract §22), or only the tag when
     /// `cond` names it (Viewer): a 304 costs one statement.
-    pub async fn card_history_if(
+    /// A [`Caller::Bearer`]'s token is checked by that statement.
+    pub async fn card_history_if<'c>(
         &self,
-        actor: &Actor,
+        caller: impl Into<Caller<'c>>,
         card: &CardId,
         cond: &IfNoneMatch,
     ) -> Result<Conditional<Vec<HistoryEntry>>> {
-        let (_, tag) = self.reach_card_list(actor, card, CardList::History).await?;
+        let tag = self
+            .card_list_tag(caller.into(), card, CardList::History)
+            .await?;
         Conditional::answer(tag, cond, self.history_of(card)).await
     }
 

@@ -329,6 +329,7 @@ mod openapi;
 mod order;
 mod paging;
 mod query;
+mod reads;
 mod relations;
 #[cfg(feature = "s3")]
 mod s3;
@@ -352,7 +353,7 @@ use sqlx::AnyPool;
 
 // The public API, each item once.
 pub use access::{
-    check_token_lifetime, Account, Actor, IssuedToken, Membership, Role, Session,
+    check_token_lifetime, Account, Actor, Bearer, Caller, IssuedToken, Membership, Role, Session,
     MAX_TOKEN_LIFETIME,
 };
 pub use archive::{ArchivedPage, ArchivedQuery};

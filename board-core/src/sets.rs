@@ -4,6 +4,7 @@
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
+use crate::access::{check_role_of, token_from, Bearer, Role, TOKEN_COLUMNS};
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{ColumnSetId, ProjectId, WorkspaceId};
 use crate::Board;
@@ -39,28 +40,69 @@ impl Board {
     where
         E: Executor<'e, Database = Any>,
     {
-        let versions = format!(
-            ", (SELECT version FROM column_sets v WHERE v.id = {}) AS set_version, \
-             (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version",
-            effect_set_sql("$1", "$2")
+        let row = set_row(exec, ws, project, &versions_sql()).await?;
+        versioned_effect_of(&row, project, field)
+    }
+
+    /// [`Board::set_in_effect_versioned`] fused with the check of `bearer`
+    /// (one statement): 401 for a token that is not valid, then 403 when its
+    /// account is not a member of `ws` (or its role is below `min`), then the
+    /// set in effect as [`Board::set_in_effect`] finds it.
+    pub(crate) async fn set_in_effect_checked(
+        &self,
+        bearer: &Bearer,
+        ws: &WorkspaceId,
+        project: Option<&str>,
+        field: &str,
+        min: Role,
+    ) -> Result<(ColumnSetId, [i64; 2])> {
+        let sql = format!(
+            "{} {}",
+            set_row_select(&format!(", {TOKEN_COLUMNS}{}", versions_sql())),
+            token_from("$3", "", "$1", "")
         );
-        let row = set_row(exec, ws, project, &versions).await?;
-        let set = effect_of(&row, project, field)?;
-        let set_version: Option<i64> = row.try_get("set_version")?;
-        let settings_version: Option<i64> = row.try_get("settings_version")?;
-        Ok((
-            set,
-            [
-                set_version.unwrap_or_default(),
-                settings_version.unwrap_or_default(),
-            ],
-        ))
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(project_key(project))
+            .bind(bearer.id())
+            .fetch_optional(&self.pool)
+            .await?;
+        check_role_of(bearer.verified_role(row.as_ref())?, min)?;
+        let row = row.ok_or(Error::Unauthenticated)?;
+        versioned_effect_of(&row, project, field)
     }
 }
 
-/// The row of the set in effect (and `extra` columns): a malformed project id
-/// is no project of the workspace (and is never sent to the database: it may
-/// hold NUL, which PostgreSQL refuses).
+/// The versions that tag the board of the set in effect (`$1` the workspace,
+/// `$2` the project): the set's and the settings'.
+fn versions_sql() -> String {
+    format!(
+        ", (SELECT version FROM column_sets v WHERE v.id = {}) AS set_version, \
+         (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version",
+        effect_set_sql("$1", "$2")
+    )
+}
+
+/// The set in effect and its versions, from a row that selected
+/// [`versions_sql`].
+fn versioned_effect_of(
+    row: &AnyRow,
+    project: Option<&str>,
+    field: &str,
+) -> Result<(ColumnSetId, [i64; 2])> {
+    let set = effect_of(row, project, field)?;
+    let set_version: Option<i64> = row.try_get("set_version")?;
+    let settings_version: Option<i64> = row.try_get("settings_version")?;
+    Ok((
+        set,
+        [
+            set_version.unwrap_or_default(),
+            settings_version.unwrap_or_default(),
+        ],
+    ))
+}
+
+/// The row of the set in effect (and `extra` columns).
 async fn set_row<'e, E>(
     exec: E,
     ws: &WorkspaceId,
@@ -70,20 +112,31 @@ async fn set_row<'e, E>(
 where
     E: Executor<'e, Database = Any>,
 {
-    let project = match project {
-        Some(p) if !crate::ids::is_cuid(p) => Some(""),
-        p => p,
-    };
-    let sql = format!(
+    Ok(sqlx::query(sqlx::AssertSqlSafe(set_row_select(extra)))
+        .bind(ws)
+        .bind(project_key(project))
+        .fetch_one(exec)
+        .await?)
+}
+
+/// The project parameter (`$2`) of a set row: a malformed project id is no
+/// project of the workspace (and is never sent to the database: it may hold
+/// NUL, which PostgreSQL refuses).
+fn project_key(project: Option<&str>) -> &str {
+    match project {
+        Some(p) if crate::ids::is_cuid(p) => p,
+        _ => "",
+    }
+}
+
+/// The `SELECT` of a set row (`$1` the workspace, `$2` the project), without
+/// a `FROM`, and `extra` columns.
+fn set_row_select(extra: &str) -> String {
+    format!(
         "SELECT {} AS effect_set, \
          (SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2) AS project_set{extra}",
         effect_set_sql("$1", "$2")
-    );
-    Ok(sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(ws)
-        .bind(project.unwrap_or(""))
-        .fetch_one(exec)
-        .await?)
+    )
 }
 
 /// The set in effect from its row: 403 without a workspace, 422 on `field` for a

@@ -2,7 +2,7 @@
 //! [`Credentials::from_headers`] only collects them; handlers turn them into an `Actor` first thing,
 //! so 401 comes before every other check.
 
-use board_core::{Actor, Board, Error};
+use board_core::{Actor, Bearer, Board, Error};
 use warp::http::header::{AUTHORIZATION, COOKIE};
 use warp::http::HeaderMap;
 
@@ -47,9 +47,17 @@ impl Credentials {
         }
     }
 
-    /// The actor behind the credential. The header wins over the cookie; a
-    /// header that is not `Bearer <token>` is 401 whatever the cookie says.
+    /// The actor behind the credential (one statement:
+    /// [`Board::authenticate_bearer`]).
     pub async fn actor(&self, board: &Board) -> Result<Actor, Error> {
+        board.authenticate_bearer(&self.bearer()?).await
+    }
+
+    /// The bearer token the credential carries, parsed, not yet checked (the
+    /// fused reads of board-core check it). The header wins over the cookie;
+    /// a header that is not `Bearer <token>` is 401 whatever the cookie says,
+    /// as is a token that is not well formed.
+    pub fn bearer(&self) -> Result<Bearer, Error> {
         let token = match (&self.authorization, &self.cookie) {
             (Some(h), _) => {
                 let (scheme, token) = h.trim().split_once(' ').ok_or(Error::Unauthenticated)?;
@@ -61,7 +69,7 @@ impl Credentials {
             (None, Some(c)) => c.as_str(),
             (None, None) => return Err(Error::Unauthenticated),
         };
-        board.authenticate(token).await
+        Bearer::parse(token)
     }
 }
 

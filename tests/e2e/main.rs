@@ -17,6 +17,7 @@ mod comments;
 mod etag;
 mod events;
 mod flow;
+mod fused;
 mod history;
 mod hostile;
 mod members;

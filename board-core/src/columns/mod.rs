@@ -18,7 +18,9 @@ use serde_json::Value;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
-use crate::access::{check_role, Actor, Role};
+use crate::access::{
+    check_role, check_role_of, token_from, Actor, Bearer, Caller, Role, TOKEN_COLUMNS,
+};
 use crate::error::{Error, Result};
 use crate::etag::{Conditional, ETag, IfNoneMatch};
 use crate::events::Change;
@@ -270,13 +272,26 @@ impl Board {
     /// project's set in effect is two: its tag is read with the set, before
     /// the columns (the set's version, advanced by every column write under
     /// its lock, and the settings' version, since `columnScope` decides the
-    /// set), so a 304 costs one statement either way.
-    pub async fn list_columns_if(
+    /// set), so a 304 costs one statement either way. A [`Caller::Bearer`]'s
+    /// token is checked by the statement of a workspace's columns itself;
+    /// elsewhere it is authenticated first.
+    pub async fn list_columns_if<'c>(
         &self,
-        actor: &Actor,
+        caller: impl Into<Caller<'c>>,
         query: Option<&SetQuery>,
         cond: &IfNoneMatch,
     ) -> Result<Conditional<Vec<Column>>> {
+        let caller = caller.into();
+        if let (Caller::Bearer(bearer), Some(q)) = (caller, query) {
+            if q.project_key().is_none() {
+                let columns = self
+                    .workspace_columns_checked(bearer, q.workspace_id())
+                    .await?;
+                return Conditional::of_payload("columns", cond, columns);
+            }
+        }
+        let actor = self.actor_of(caller).await?;
+        let actor = actor.as_ref();
         match query {
             Some(q) if q.project_key().is_some() => {
                 let ws = q.workspace_id();
@@ -292,6 +307,37 @@ impl Board {
                 Conditional::of_payload("columns", cond, columns)
             }
         }
+    }
+
+    /// Every set of `ws` and the check of `bearer` in one statement: 401 for a
+    /// token that is not valid, 403 when its account is not a member of `ws`
+    /// (the columns are joined only to a membership).
+    async fn workspace_columns_checked(
+        &self,
+        bearer: &Bearer,
+        ws: &WorkspaceId,
+    ) -> Result<Vec<Column>> {
+        let sets = "LEFT JOIN column_sets s ON s.workspace_id = $1 AND m.role IS NOT NULL \
+                    LEFT JOIN columns c ON c.set_id = s.id LEFT JOIN projects p ON p.id = s.project_id";
+        let sql = format!(
+            "SELECT {TOKEN_COLUMNS}, c.id, s.project_id, c.name, c.accent, c.position, c.done, \
+                    c.wip_limit {} {WORKSPACE_ORDER}",
+            token_from("$2", "", "$1", sets)
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(bearer.id())
+            .fetch_all(&self.pool)
+            .await?;
+        check_role_of(bearer.verified_role(rows.first())?, Role::Viewer)?;
+        let mut columns = Vec::with_capacity(rows.len());
+        for row in &rows {
+            // A set without columns joins as one row without a column.
+            if row.try_get::<Option<String>, _>("id")?.is_some() {
+                columns.push(column_from_row(row)?);
+            }
+        }
+        Ok(columns)
     }
 
     /// Every set of `ws` with the actor's reach checked in the same statement

@@ -18,11 +18,12 @@ use super::{json, Answer, Request};
     ),
 )]
 pub(super) async fn list(req: Request) -> Answer {
-    let actor = req.actor().await?;
-    let id = req.path_id::<CardId>()?;
+    // The token is checked by the read's first statement.
+    let bearer = req.bearer()?;
+    let id = req.after_credential(req.path_id::<CardId>()).await?;
     let read = req
         .board()
-        .card_comments_if(&actor, &id, &req.if_none_match())
+        .card_comments_if(&bearer, &id, &req.if_none_match())
         .await?;
     Ok(super::tagged(read))
 }

@@ -25,7 +25,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 
-use board_core::{Actor, Board};
+use board_core::{Actor, Bearer, Board};
 use futures_util::{Stream, StreamExt, TryStreamExt};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -112,6 +112,23 @@ impl Request {
         Ok(Credentials::from_headers(&self.headers)
             .actor(&self.app.board)
             .await?)
+    }
+
+    /// The request's bearer token, parsed, not yet checked: a fused read of
+    /// board-core checks it in its first statement (a malformed or missing
+    /// one is 401 here, before anything else).
+    pub fn bearer(&self) -> Result<Bearer, ApiError> {
+        Ok(Credentials::from_headers(&self.headers).bearer()?)
+    }
+
+    /// `parsed` (a path id or query a fused read parsed before its credential
+    /// was checked); an error only once the credential is checked, so that
+    /// 401 still comes before every other answer (404, 403, 422).
+    pub async fn after_credential<T>(&self, parsed: Result<T, ApiError>) -> Result<T, ApiError> {
+        if parsed.is_err() {
+            self.actor().await?;
+        }
+        parsed
     }
 
     /// The query string as the route's parameters (an absent or unreadable

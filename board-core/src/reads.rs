@@ -1,0 +1,90 @@
+//! The reads fused with the credential check: a card list's reach and tag
+//! read in the statement that checks a bearer token (401, then 404, then
+//! 403), and the board payload built from its rows by position.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::access::{check_role_of, token_from, Caller, Role, TOKEN_COLUMNS};
+use crate::cards::{BoardColumn, Card, CardList};
+use crate::columns::Column;
+use crate::error::{Error, Result};
+use crate::etag::ETag;
+use crate::ids::{AccountId, CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::Board;
+
+impl Board {
+    /// The caller's reach of a card (404 when there is no such card, then 403
+    /// below Viewer) and the tag of one of its lists (contract §22). For a
+    /// bearer, one statement that checks the token first (401).
+    pub(crate) async fn card_list_tag(
+        &self,
+        caller: Caller<'_>,
+        id: &CardId,
+        list: CardList,
+    ) -> Result<ETag> {
+        let bearer = match caller {
+            Caller::Actor(actor) => return Ok(self.reach_card_list(actor, id, list).await?.1),
+            Caller::Bearer(bearer) => bearer,
+        };
+        let (_, versions) = list.sql();
+        let sql = format!(
+            "SELECT {TOKEN_COLUMNS}, k.id, {versions} {}",
+            token_from("$2", "LEFT JOIN cards k ON k.id = $1", "k.workspace_id", "")
+        );
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(bearer.id())
+            .fetch_optional(&self.pool)
+            .await?;
+        let role = bearer.verified_role(row.as_ref())?;
+        let row = row.ok_or(Error::Unauthenticated)?;
+        if row.try_get::<Option<String>, _>("id")?.is_none() {
+            return Err(Error::NotFound("card"));
+        }
+        check_role_of(role, Role::Viewer)?;
+        Ok(list.tag(id, row.try_get("v1")?, row.try_get("v2")?))
+    }
+}
+
+/// A card from a row of `card_columns!()` in their order (by index: no
+/// lookup of a column by its name for each of a board's cards).
+pub(crate) fn card_at(row: &AnyRow) -> Result<Card> {
+    Ok(Card {
+        id: CardId::from_db(row.try_get(0)?),
+        workspace_id: WorkspaceId::from_db(row.try_get(1)?),
+        project_id: row.try_get::<Option<String>, _>(2)?.map(ProjectId::from_db),
+        column_id: ColumnId::from_db(row.try_get(3)?),
+        title: row.try_get(4)?,
+        position: row.try_get(5)?,
+        created_at: row.try_get(6)?,
+        updated_at: row.try_get(7)?,
+        created_by: row.try_get::<Option<String>, _>(8)?.map(AccountId::from_db),
+        archived_at: row.try_get(9)?,
+    })
+}
+
+/// The board's columns, each with its cards (`cards` in board order, each
+/// moved into its column: no copy), and whether it is over its WIP limit.
+pub(crate) fn board_columns(columns: Vec<Column>, cards: Vec<Card>) -> Vec<BoardColumn> {
+    let mut out: Vec<BoardColumn> = columns
+        .into_iter()
+        .map(|column| BoardColumn {
+            column,
+            over_limit: false,
+            cards: Vec::new(),
+        })
+        .collect();
+    for card in cards {
+        if let Some(c) = out.iter_mut().find(|c| c.column.id == card.column_id) {
+            c.cards.push(card);
+        }
+    }
+    for c in &mut out {
+        c.over_limit = c
+            .column
+            .wip_limit
+            .is_some_and(|l| c.cards.len() > usize::from(l.get()));
+    }
+    out
+}
