@@ -22,6 +22,7 @@ use crate::ids::{CardId, ColumnId};
 use crate::order::SPACING;
 use crate::paging;
 use crate::query::SetQuery;
+use crate::store::{Deferred, Value};
 use crate::time::now;
 use crate::wip::{self, Room};
 use crate::Board;
@@ -106,7 +107,7 @@ impl Board {
     /// Archiving an archived card returns it unchanged and emits nothing.
     pub async fn archive_card(&self, actor: &Actor, id: &CardId) -> Result<Card> {
         let place = self.place_card(actor, id, Role::Member).await?;
-        let (mut tx, card, _) = self.write_card(place).await?;
+        let (mut tx, card, _, _) = self.write_card(place, None).await?;
         if card.archived_at.is_some() {
             return Ok(card);
         }
@@ -119,11 +120,11 @@ impl Board {
             .bind(&at)
             .fetch_one(&mut *tx)
             .await?;
-        sqlx::query("INSERT INTO card_archives (card_id, archived_at) VALUES ($1, $2)")
-            .bind(id)
-            .bind(at)
-            .execute(&mut *tx)
-            .await?;
+        // Nothing reads the stay back: it opens with the commit.
+        tx.defer(Deferred::new(
+            "INSERT INTO card_archives (card_id, archived_at) VALUES ($1, $2)",
+            vec![Value::text(id), Value::text(at)],
+        ));
         tx.emit(Change::new(
             "card.archived",
             &card.workspace_id,
@@ -142,7 +143,7 @@ impl Board {
     /// unchanged and emits nothing.
     pub async fn restore_card(&self, actor: &Actor, id: &CardId) -> Result<Card> {
         let place = self.place_card(actor, id, Role::Member).await?;
-        let (mut tx, card, effect) = self.write_card(place).await?;
+        let (mut tx, card, effect, _) = self.write_card(place, None).await?;
         if card.archived_at.is_none() {
             return Ok(card);
         }
@@ -182,17 +183,15 @@ impl Board {
             .bind(i64::from(moves))
             .fetch_one(&mut *tx)
             .await?;
-        sqlx::query(
+        // The stay's close and the history entry go with the commit.
+        tx.defer(Deferred::new(
             "UPDATE card_archives SET restored_at = $2 WHERE card_id = $1 AND restored_at IS NULL",
-        )
-        .bind(id)
-        .bind(at)
-        .execute(&mut *tx)
-        .await?;
+            vec![Value::text(id), Value::text(at)],
+        ));
         let mut extra = Vec::new();
         if moves {
             let from: String = row.try_get("from_name")?;
-            history::record(&mut tx, actor, id, Some(&from), &name).await?;
+            history::record(&mut tx, actor, id, Some(&from), &name);
             extra.push(("fromColumnId", serde_json::json!(card.column_id)));
         }
         tx.emit(Change::new(

@@ -20,7 +20,7 @@ use crate::order::{self, Placement, Repositioned, Spot, SPACING};
 use crate::query::SetQuery;
 use crate::reads;
 use crate::search::index;
-use crate::store::{Lock, WriteTx};
+use crate::store::{self, Deferred, Lock, WriteTx};
 use crate::text::Name;
 use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
@@ -335,11 +335,12 @@ impl Board {
         let set = self
             .set_in_effect(&self.pool, ws, project, "projectId")
             .await?;
-        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
-        let (column, column_name, room) = match &new.column_id {
-            Some(c) => column_in_set(&mut tx, c, &set).await?,
-            None => first_column(&mut tx, &set).await?,
-        };
+        // The target column is read with the lock, in its round trip.
+        let read = column_read(new.column_id.as_ref(), &set);
+        let lock = Lock::ColumnSet(&set);
+        let (mut tx, _, rows) = self.write_reading(lock, Some(&read)).await?;
+        let named = new.column_id.is_some();
+        let (column, column_name, room) = new_card_target(rows.into_iter().next(), named)?;
         room.admit(&column_name, 1)?;
         let at = now();
         let id = CardId::new();
@@ -371,8 +372,9 @@ impl Board {
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, ws, &column, &spot);
         }
-        history::record(&mut tx, actor, &id, None, &column_name).await?;
-        index::write(&mut tx, index::title(&id, ws, &card.title), false).await?;
+        // Nothing after them reads the entry or the words: they go with the commit.
+        history::record(&mut tx, actor, &id, None, &column_name);
+        index::defer_write(&mut tx, index::title(&id, ws, &card.title), false);
         tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
@@ -407,7 +409,7 @@ impl Board {
     ) -> Result<Card> {
         let place = self.place_card(actor, id, Role::Member).await?;
         let patch = input.into().open()?;
-        let (mut tx, card, effect) = self.write_card(place).await?;
+        let (mut tx, card, _, row) = self.write_card(place, patch.column_id.as_ref()).await?;
         cond.check(
             || ETag::of_payload(CARD_TAG, &card),
             "the card changed since it was read",
@@ -418,13 +420,14 @@ impl Board {
             .map(Name::into_string)
             .filter(|t| *t != card.title);
         let target = patch.column_id.filter(|c| *c != card.column_id);
-        // Both names in one statement: the target's, when it is in the set in effect.
-        // The WIP limit is checked there too, before anything is written.
+        // Both names, read with the card under the lock: the target's, when it is
+        // in the set in effect. The WIP limit is checked there too, before
+        // anything is written.
         let names = match &target {
-            Some(target) => {
+            Some(_) => {
                 // An archived card adds nothing to the board's count.
                 let adding = i64::from(card.archived_at.is_none());
-                Some(move_names(&mut tx, target, &effect, &card.column_id, adding).await?)
+                Some(move_names(&row, adding)?)
             }
             None => None,
         };
@@ -451,7 +454,7 @@ impl Board {
                 .fetch_one(&mut *tx)
                 .await?;
             let doc = index::title(id, &card.workspace_id, &card.title);
-            index::write(&mut tx, doc, true).await?;
+            index::defer_write(&mut tx, doc, true);
             tx.emit(Change::new(
                 "card.updated",
                 &card.workspace_id,
@@ -481,11 +484,11 @@ impl Board {
             .await
             .map_err(order::position_taken)?;
         if let Some((to_name, from_name)) = names {
-            history::record(&mut tx, actor, id, Some(&from_name), &to_name).await?;
+            history::record(&mut tx, actor, id, Some(&from_name), &to_name);
         }
         if moved.title != card.title {
             let doc = index::title(id, &moved.workspace_id, &moved.title);
-            index::write(&mut tx, doc, true).await?;
+            index::defer_write(&mut tx, doc, true);
         }
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, &moved.workspace_id, column, &spot);
@@ -534,7 +537,7 @@ impl Board {
     /// relations (Member).
     pub async fn delete_card(&self, actor: &Actor, id: &CardId) -> Result<()> {
         let place = self.place_card(actor, id, Role::Member).await?;
-        let (mut tx, card, _) = self.write_card(place).await?;
+        let (mut tx, card, _, _) = self.write_card(place, None).await?;
         // The card row too: uploads and comments of the card wait for it.
         tx.lock(Lock::Card(id)).await?;
         let files: Vec<String> =
@@ -642,28 +645,25 @@ impl Board {
 
     /// Opens the write of a card's place: locks the set of the column it sits
     /// in and the set in effect for it (in id order, so two writers never wait
-    /// on each other crosswise), then re-reads the card under the lock. Returns
-    /// the transaction, the card as of the lock and its set in effect.
+    /// on each other crosswise), then re-reads the card under the lock, in the
+    /// lock's round trip; with a `target` column, that read also reads what a
+    /// move there decides on ([`move_names`]). Returns the transaction, the
+    /// card as of the lock, its set in effect and the row read.
     pub(crate) async fn write_card(
         &self,
         mut place: Place,
-    ) -> Result<(WriteTx, Card, ColumnSetId)> {
+        target: Option<&ColumnId>,
+    ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow)> {
         loop {
-            let mut tx = self.write(Lock::ColumnSets(&place.sets)).await?;
+            let read = card_read(&place, target);
+            let lock = Lock::ColumnSets(&place.sets);
+            let (tx, _, rows) = self.write_reading(lock, Some(&read)).await?;
             // Under the lock: a concurrent move or delete may have committed.
-            let sql = format!(
-                "SELECT {CARD_COLUMNS}, c.set_id AS current_set \
-                 FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1"
-            );
-            let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-                .bind(&place.card.id)
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or(Error::NotFound("card"))?;
+            let row = rows.into_iter().next().ok_or(Error::NotFound("card"))?;
             let set: ColumnSetId = row.try_get("current_set")?;
             if place.sets.contains(&set) {
                 let [_, effect] = place.sets;
-                return Ok((tx, Card::from_row(&row)?, effect));
+                return Ok((tx, Card::from_row(&row)?, effect, row));
             }
             // It moved into a set this lock does not hold (its set in effect
             // changed meanwhile): lock again from where it is now.
@@ -675,6 +675,37 @@ impl Board {
     }
 }
 
+/// The read of a card under its sets' lock: the card and its column's set;
+/// with a `target` column, also the target's name when it is in the set in
+/// effect (`to_name`), the name of the card's column (`from_name`) and the
+/// target's WIP room ([`wip::room_sql`]), read by [`move_names`].
+fn card_read(place: &Place, target: Option<&ColumnId>) -> Deferred {
+    let card = store::Value::text(&place.card.id);
+    match target {
+        None => Deferred::new(
+            format!(
+                "SELECT {CARD_COLUMNS}, c.set_id AS current_set \
+                 FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1"
+            ),
+            vec![card],
+        ),
+        Some(target) => Deferred::new(
+            format!(
+                "SELECT {CARD_COLUMNS}, c.set_id AS current_set, \
+                        (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
+                        c.name AS from_name, {} \
+                 FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
+                wip::room_sql("$2")
+            ),
+            vec![
+                card,
+                store::Value::text(target),
+                store::Value::text(&place.sets[1]),
+            ],
+        ),
+    }
+}
+
 /// A card and the two sets a write to it locks: [its column's, its set in effect].
 pub(crate) struct Place {
     /// The card, as read before the lock.
@@ -682,29 +713,12 @@ pub(crate) struct Place {
     sets: [ColumnSetId; 2],
 }
 
-/// The names of a move's target column (when it is in the set in effect
-/// `effect`; else `INVALID_TARGET_COLUMN`) and of the column it leaves, in one
-/// statement, which also reads the target's WIP limit: a move into a column at
-/// its hard limit is `WIP_LIMIT` when it adds `adding` cards to it (the caller
-/// holds the target set's lock).
-pub(crate) async fn move_names(
-    tx: &mut WriteTx,
-    target: &ColumnId,
-    effect: &ColumnSetId,
-    from: &ColumnId,
-    adding: i64,
-) -> Result<(String, String)> {
-    let sql = format!(
-        "SELECT (SELECT name FROM columns WHERE id = $1 AND set_id = $2) AS to_name, \
-                (SELECT name FROM columns WHERE id = $3) AS from_name, {}",
-        wip::room_sql("$1")
-    );
-    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(target)
-        .bind(effect)
-        .bind(from)
-        .fetch_one(&mut **tx)
-        .await?;
+/// The names of a move's target column (when it is in the set in effect;
+/// else `INVALID_TARGET_COLUMN`) and of the column it leaves, from the row
+/// [`Board::write_card`] read with its target under the lock, with the
+/// target's WIP limit: a move into a column at its hard limit is `WIP_LIMIT`
+/// when it adds `adding` cards to it.
+pub(crate) fn move_names(row: &AnyRow, adding: i64) -> Result<(String, String)> {
     let to_name: Option<String> = row.try_get("to_name")?;
     let to_name = to_name.ok_or_else(|| {
         Error::rule(
@@ -712,7 +726,7 @@ pub(crate) async fn move_names(
             "the column is not a column of the card's set in effect",
         )
     })?;
-    Room::from_row(&row)?.admit(&to_name, adding)?;
+    Room::from_row(row)?.admit(&to_name, adding)?;
     Ok((to_name, row.try_get("from_name")?))
 }
 
@@ -737,38 +751,37 @@ pub(crate) fn repositioned(
 /// A new card's column: its id, its name and its WIP room.
 type Target = (ColumnId, String, Room);
 
-/// `column` if it belongs to `set` (else `INVALID_TARGET_COLUMN`), with its
-/// name and WIP room, in one statement.
-async fn column_in_set(tx: &mut WriteTx, column: &ColumnId, set: &ColumnSetId) -> Result<Target> {
-    let sql = format!(
-        "SELECT c.id, c.name, {} FROM columns c WHERE c.id = $1 AND c.set_id = $2",
-        wip::room_sql("c.id")
-    );
-    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(column)
-        .bind(set)
-        .fetch_optional(&mut **tx)
-        .await?;
-    new_card_column(row)?.ok_or_else(|| {
-        Error::rule(
-            Rule::InvalidTargetColumn,
-            "the column is not a column of the card's set in effect",
-        )
-    })
+/// The read of a new card's column under its set's lock: `column` when it is
+/// in `set`, else the first column (lowest position) of `set`; with its name
+/// and WIP room.
+fn column_read(column: Option<&ColumnId>, set: &ColumnSetId) -> Deferred {
+    let room = wip::room_sql("c.id");
+    let set = store::Value::text(set);
+    match column {
+        Some(column) => Deferred::new(
+            format!("SELECT c.id, c.name, {room} FROM columns c WHERE c.id = $1 AND c.set_id = $2"),
+            vec![store::Value::text(column), set],
+        ),
+        None => Deferred::new(
+            format!(
+                "SELECT c.id, c.name, {room} FROM columns c WHERE c.set_id = $1 \
+                 ORDER BY c.position LIMIT 1"
+            ),
+            vec![set],
+        ),
+    }
 }
 
-/// The first column (lowest position) of `set`, with its name and WIP room.
-async fn first_column(tx: &mut WriteTx, set: &ColumnSetId) -> Result<Target> {
-    let sql = format!(
-        "SELECT c.id, c.name, {} FROM columns c WHERE c.set_id = $1 ORDER BY c.position LIMIT 1",
-        wip::room_sql("c.id")
-    );
-    let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-        .bind(set)
-        .fetch_optional(&mut **tx)
-        .await?;
-    new_card_column(row)?
-        .ok_or_else(|| Error::rule(Rule::InvalidTargetColumn, "the set in effect has no column"))
+/// The new card's column [`column_read`] found: `INVALID_TARGET_COLUMN` when
+/// the named column is not in the set, or the set has no column.
+fn new_card_target(row: Option<AnyRow>, named: bool) -> Result<Target> {
+    new_card_column(row)?.ok_or_else(|| match named {
+        true => Error::rule(
+            Rule::InvalidTargetColumn,
+            "the column is not a column of the card's set in effect",
+        ),
+        false => Error::rule(Rule::InvalidTargetColumn, "the set in effect has no column"),
+    })
 }
 
 /// Reads a new card's column from a row of `id`, `name` and [`wip::room_sql`].

@@ -14,7 +14,7 @@ use crate::etag::{Conditional, IfMatch, IfNoneMatch};
 use crate::events::Change;
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::search::index;
-use crate::store::{Lock, WriteTx};
+use crate::store::{self, Deferred, Lock, WriteTx};
 use crate::text::CommentText;
 use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
@@ -122,8 +122,8 @@ impl CommentInput {
     }
 }
 
-const COMMENT_SELECT: &str =
-    "SELECT id, card_id, content, author_id, created_at, updated_at FROM comments";
+/// The columns of a comment's [`Row`].
+const COMMENT_COLUMNS: &str = "id, card_id, content, author_id, created_at, updated_at";
 
 /// What a change to a comment may do besides its author (contract §17).
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -201,7 +201,7 @@ impl Board {
 
     /// The comments of a card, each with its images.
     async fn comments_of(&self, card: &CardId) -> Result<Vec<Comment>> {
-        let sql = format!("{COMMENT_SELECT} WHERE card_id = $1 ORDER BY seq");
+        let sql = format!("SELECT {COMMENT_COLUMNS} FROM comments WHERE card_id = $1 ORDER BY seq");
         let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(card)
             .fetch_all(&self.pool)
@@ -244,31 +244,43 @@ impl Board {
         let id = CommentId::new();
         let at = now();
         let author = actor.account();
-        let row: Row = sqlx::query_as(
+        // Every value is known here (the per-card `seq`, taken in SQL, is not
+        // part of the comment's JSON), so the INSERT needs no answer.
+        let insert = Deferred::new(
             "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
-             SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2 \
-             RETURNING id, card_id, content, author_id, created_at, updated_at",
-        )
-        .bind(&id)
-        .bind(card)
-        .bind(&input.content)
-        .bind(author)
-        .bind(at)
-        .fetch_one(&mut *tx)
-        .await?;
+             SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2",
+            vec![
+                store::Value::text(&id),
+                store::Value::text(card),
+                store::Value::text(&input.content),
+                store::Value::opt(author),
+                store::Value::text(&at),
+            ],
+        );
+        let row = Row {
+            id: id.clone(),
+            card_id: card.clone(),
+            content: input.content.as_str().to_string(),
+            author_id: author.cloned(),
+            created_at: at.clone(),
+            updated_at: at,
+        };
         let doc = index::Doc {
             id: id.as_str(),
             workspace: ws.as_str(),
             card: card.as_str(),
             text: &row.content,
         };
-        index::write(&mut tx, doc, false).await?;
         let ids = input.attachment_ids.unwrap_or_default();
-        // Images only when some are bound: a plain comment is one statement
-        // (and its words one more).
+        // A plain comment defers its INSERT and its words to the commit's round
+        // trip; binding images reads what the INSERT wrote.
         let comment = if ids.is_empty() {
+            tx.defer(insert);
+            index::defer_write(&mut tx, doc, false);
             with_images(row, Vec::new())
         } else {
+            insert.run(&mut tx).await?;
+            index::write(&mut tx, doc, false).await?;
             bind_loose(&mut tx, card, &id, &ids).await?;
             load(&mut tx, &id).await?
         };
@@ -309,43 +321,57 @@ impl Board {
             || Ok(CardList::Comments.tag(&card, version, 0)),
             "the card's comments changed since they were read",
         )?;
-        let updated =
-            sqlx::query("UPDATE comments SET content = $2, updated_at = $3 WHERE id = $1")
-                .bind(id)
-                .bind(&input.content)
-                .bind(now())
-                .execute(&mut *tx)
-                .await?;
-        if updated.rows_affected() == 0 {
-            return Err(Error::NotFound("comment"));
-        }
+        let sql = format!(
+            "UPDATE comments SET content = $2, updated_at = $3 WHERE id = $1 \
+             RETURNING {COMMENT_COLUMNS}"
+        );
+        let row: Option<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(&input.content)
+            .bind(now())
+            .fetch_optional(&mut *tx)
+            .await?;
+        let row = row.ok_or(Error::NotFound("comment"))?;
         let doc = index::Doc {
             id: id.as_str(),
             workspace: workspace.as_str(),
             card: card.as_str(),
             text: input.content.as_ref(),
         };
-        index::write(&mut tx, doc, true).await?;
         let mut removed = Vec::new();
-        if let Some(wanted) = &input.attachment_ids {
-            let bound = attachments::select(&mut *tx, "WHERE comment_id = $1", id).await?;
-            let wanted_set: BTreeSet<&AttachmentId> = wanted.iter().collect();
-            let bound_set: BTreeSet<&AttachmentId> = bound.iter().map(|a| &a.id).collect();
-            for a in bound.iter().filter(|a| !wanted_set.contains(&a.id)) {
-                sqlx::query("DELETE FROM attachments WHERE id = $1")
-                    .bind(&a.id)
-                    .execute(&mut *tx)
-                    .await?;
-                removed.push(a.stored_name.clone());
+        let comment = match &input.attachment_ids {
+            None => {
+                let images = attachments::select(
+                    &mut *tx,
+                    "WHERE comment_id = $1 ORDER BY created_at, id",
+                    id,
+                )
+                .await?;
+                // Nothing reads the index back: its words go with the commit.
+                index::defer_write(&mut tx, doc, true);
+                with_images(row, images)
             }
-            let new: Vec<AttachmentId> = wanted
-                .iter()
-                .filter(|w| !bound_set.contains(w))
-                .cloned()
-                .collect();
-            bind_loose(&mut tx, &card, id, &new).await?;
-        }
-        let comment = load(&mut tx, id).await?;
+            Some(wanted) => {
+                index::write(&mut tx, doc, true).await?;
+                let bound = attachments::select(&mut *tx, "WHERE comment_id = $1", id).await?;
+                let wanted_set: BTreeSet<&AttachmentId> = wanted.iter().collect();
+                let bound_set: BTreeSet<&AttachmentId> = bound.iter().map(|a| &a.id).collect();
+                for a in bound.iter().filter(|a| !wanted_set.contains(&a.id)) {
+                    sqlx::query("DELETE FROM attachments WHERE id = $1")
+                        .bind(&a.id)
+                        .execute(&mut *tx)
+                        .await?;
+                    removed.push(a.stored_name.clone());
+                }
+                let new: Vec<AttachmentId> = wanted
+                    .iter()
+                    .filter(|w| !bound_set.contains(w))
+                    .cloned()
+                    .collect();
+                bind_loose(&mut tx, &card, id, &new).await?;
+                load(&mut tx, id).await?
+            }
+        };
         tx.emit(Change::new(
             "comment.updated",
             &workspace,
@@ -436,7 +462,7 @@ async fn bind_loose(
 
 /// A comment with its images, read inside the transaction.
 async fn load(tx: &mut WriteTx, id: &CommentId) -> Result<Comment> {
-    let sql = format!("{COMMENT_SELECT} WHERE id = $1");
+    let sql = format!("SELECT {COMMENT_COLUMNS} FROM comments WHERE id = $1");
     let row: Row = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(id)
         .fetch_one(&mut **tx)

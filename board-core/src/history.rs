@@ -10,7 +10,7 @@ use crate::cards::CardList;
 use crate::error::Result;
 use crate::etag::{Conditional, IfNoneMatch};
 use crate::ids::{AccountId, CardId, ColumnId, HistoryId};
-use crate::store::WriteTx;
+use crate::store::{Deferred, Value, WriteTx};
 use crate::time::{now, Timestamp};
 use crate::Board;
 
@@ -40,30 +40,31 @@ pub struct HistoryEntry {
 /// now in, and the visit it ends (the column and time of the card's previous
 /// entry; none for the first), and the account of `actor` (none for the
 /// operator). The caller's transaction holds the card's set.
-pub(crate) async fn record(
-    tx: &mut WriteTx,
-    actor: &Actor,
-    card: &CardId,
-    from: Option<&str>,
-    to: &str,
-) -> Result<()> {
-    sqlx::query(
+///
+/// The entry is deferred to the commit of `tx` ([`WriteTx::defer`]): no write
+/// reads it back.
+pub(crate) fn record(tx: &mut WriteTx, actor: &Actor, card: &CardId, from: Option<&str>, to: &str) {
+    tx.defer(entry(actor, card, from, to));
+}
+
+/// The statement of an entry ([`record`]).
+fn entry(actor: &Actor, card: &CardId, from: Option<&str>, to: &str) -> Deferred {
+    Deferred::new(
         "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
                               from_column_id, from_at, actor_id) \
          SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done, p.to_column_id, p.moved_at, \
                 $6 \
          FROM cards k JOIN columns c ON c.id = k.column_id \
          LEFT JOIN history p ON p.card_id = k.id AND p.seq = k.history_seq - 1 WHERE k.id = $2",
+        vec![
+            Value::text(HistoryId::new()),
+            Value::text(card),
+            Value::opt(from),
+            Value::text(to),
+            Value::text(now()),
+            Value::opt(actor.account()),
+        ],
     )
-    .bind(HistoryId::new())
-    .bind(card)
-    .bind(from)
-    .bind(to)
-    .bind(now())
-    .bind(actor.account())
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }
 
 /// Appends one entry (`from_name` → `to_name`, the column `to`) to every card

@@ -609,9 +609,21 @@ impl Board {
     /// [`Board::write`], with the version the locked row had before this
     /// transaction advanced it (what an `If-Match` compares, under the lock).
     pub(crate) async fn write_at(&self, lock: store::Lock<'_>) -> Result<(store::WriteTx, i64)> {
-        let mut tx = self.write_unlocked().await?;
-        let version = tx.lock(lock).await?;
+        let (tx, version, _) = self.write_reading(lock, None).await?;
         Ok((tx, version))
+    }
+
+    /// [`Board::write_at`], also running `read`, the read that decides under
+    /// the lock, in the same round trip where the backend allows; returns its
+    /// rows too.
+    pub(crate) async fn write_reading(
+        &self,
+        lock: store::Lock<'_>,
+        read: Option<&store::Deferred>,
+    ) -> Result<(store::WriteTx, i64, Vec<sqlx::any::AnyRow>)> {
+        let on_commit = self.on_commit.clone();
+        let (pool, queue) = (&self.pool, &self.writers);
+        store::WriteTx::begin_locked(pool, self.backend, queue, on_commit, lock, read).await
     }
 
     /// Opens a write transaction without a parent lock, for changes that decide

@@ -588,7 +588,13 @@ impl Admin<'_> {
     /// turns inactive, which bounds what is kept), keeping the last seq
     /// removed (a resume from before it gets `reset`). Returns how many.
     pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
-        let cutoff = crate::time::now_plus(-(retention.as_secs() as i64));
+        // On the clock the events' times come from (`tick`, which runs ahead of
+        // the wall clock when writes come faster than one a millisecond), so
+        // an event written before this call is always older than a zero
+        // retention.
+        let retention = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
+        let cutoff =
+            crate::time::Timestamp::from_millis(crate::time::tick().saturating_sub(retention));
         let mut tx = self.board.write_unlocked().await?;
         let row = sqlx::query(
             "UPDATE event_log SET pruned_through = COALESCE( \

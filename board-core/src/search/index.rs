@@ -16,6 +16,7 @@ use sqlx::{AnyConnection, Row};
 
 use crate::error::Result;
 use crate::ids::{CardId, WorkspaceId};
+use crate::store::{Deferred, Value, WriteTx};
 use crate::Board;
 
 use super::words;
@@ -52,19 +53,42 @@ pub(crate) struct Doc<'a> {
 
 /// Indexes `doc`, replacing what the index held for it when `replace`.
 pub(crate) async fn write(conn: &mut AnyConnection, doc: Doc<'_>, replace: bool) -> Result<()> {
-    if replace {
-        forget(conn, doc.id).await?;
+    for statement in statements(doc, replace) {
+        statement.run(&mut *conn).await?;
     }
-    insert(conn, &[doc]).await
+    Ok(())
+}
+
+/// [`write`], deferred to the commit of `tx` ([`WriteTx::defer`]): nothing in
+/// a write reads the index back.
+pub(crate) fn defer_write(tx: &mut WriteTx, doc: Doc<'_>, replace: bool) {
+    for statement in statements(doc, replace) {
+        tx.defer(statement);
+    }
+}
+
+/// The statements that index `doc`, after removing what the index held for
+/// it when `replace`.
+fn statements(doc: Doc<'_>, replace: bool) -> Vec<Deferred> {
+    let mut out = Vec::new();
+    if replace {
+        out.push(forget_statement(doc.id));
+    }
+    out.extend(insert_statements(&[doc]));
+    out
 }
 
 /// Removes what the index holds for the document `id`.
 pub(crate) async fn forget(conn: &mut AnyConnection, id: &str) -> Result<()> {
-    sqlx::query("DELETE FROM search_terms WHERE doc_id = $1")
-        .bind(id)
-        .execute(conn)
-        .await?;
+    forget_statement(id).run(conn).await?;
     Ok(())
+}
+
+fn forget_statement(id: &str) -> Deferred {
+    Deferred::new(
+        "DELETE FROM search_terms WHERE doc_id = $1",
+        vec![Value::text(id)],
+    )
 }
 
 /// The title document of a card.
@@ -79,28 +103,39 @@ pub(crate) fn title<'a>(card: &'a CardId, ws: &'a WorkspaceId, title: &'a str) -
 
 /// Inserts the words of `docs`, in multi-row statements.
 async fn insert(conn: &mut AnyConnection, docs: &[Doc<'_>]) -> Result<()> {
+    for statement in insert_statements(docs) {
+        statement.run(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// The multi-row `INSERT`s of the words of `docs`.
+fn insert_statements(docs: &[Doc<'_>]) -> Vec<Deferred> {
     let mut rows: Vec<(&Doc<'_>, String)> = Vec::new();
     for doc in docs {
         rows.extend(words::distinct(doc.text).into_iter().map(|w| (doc, w)));
     }
-    for chunk in rows.chunks(ROWS_PER_INSERT) {
-        let values: Vec<String> = (0..chunk.len())
-            .map(|i| {
-                let b = i * 4;
-                format!("(${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4)
-            })
-            .collect();
-        let sql = format!(
-            "INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES {}",
-            values.join(", ")
-        );
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for (doc, word) in chunk {
-            q = q.bind(doc.id).bind(word).bind(doc.workspace).bind(doc.card);
-        }
-        q.execute(&mut *conn).await?;
-    }
-    Ok(())
+    rows.chunks(ROWS_PER_INSERT)
+        .map(|chunk| {
+            let values: Vec<String> = (0..chunk.len())
+                .map(|i| {
+                    let b = i * 4;
+                    format!("(${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4)
+                })
+                .collect();
+            let sql = format!(
+                "INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES {}",
+                values.join(", ")
+            );
+            let binds = chunk
+                .iter()
+                .flat_map(|(doc, word)| {
+                    [doc.id, word.as_str(), doc.workspace, doc.card].map(Value::text)
+                })
+                .collect();
+            Deferred::new(sql, binds)
+        })
+        .collect()
 }
 
 /// Rebuilds the whole index from the cards and comments, in the caller's

@@ -66,6 +66,18 @@ impl Backend {
         }
     }
 
+    /// Whether a write's `BEGIN` is sent in one round trip with its first
+    /// lock. SQLite: `BEGIN IMMEDIATE; UPDATE … RETURNING …` with bound
+    /// values, one text per lock shape, kept prepared by sqlx. PostgreSQL:
+    /// `BEGIN; UPDATE …` as one simple query with the ids as literals (the
+    /// extended protocol takes one statement), parsed and planned each time.
+    pub(crate) fn fuses_begin_with_lock(self) -> bool {
+        match self {
+            Backend::Sqlite => true,
+            Backend::Postgres => true,
+        }
+    }
+
     /// What follows a `SELECT` that locks its rows for the transaction
     /// (PostgreSQL `FOR NO KEY UPDATE`: writers of the same parent queue on
     /// it, while inserts that only reference the row go on; SQLite already
@@ -156,9 +168,11 @@ impl Backend {
         }
     }
 
-    /// Whether the outbox statement takes bound values (SQLite) or carries
-    /// them as literals (PostgreSQL; see [`Backend::commit_statement`]).
-    pub(crate) fn binds_outbox_values(self) -> bool {
+    /// Whether statements sent together in one round trip (`store::batch`:
+    /// the fused `BEGIN` and lock, the commit with its deferred statements and
+    /// outbox rows) take bound values (SQLite) or carry them as literals
+    /// (PostgreSQL's simple query; see [`Backend::commit_statement`]).
+    pub(crate) fn binds_batch_values(self) -> bool {
         match self {
             Backend::Sqlite => true,
             Backend::Postgres => false,
@@ -317,7 +331,7 @@ impl Backend {
 /// so they hold no NUL; quotes are doubled, and an escape string (`E'…'`) with
 /// backslashes doubled reads the same whatever `standard_conforming_strings`
 /// says.
-fn literal(value: &str) -> String {
+pub(super) fn literal(value: &str) -> String {
     format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
 }
 

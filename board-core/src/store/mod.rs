@@ -6,6 +6,7 @@
 //! Every difference between SQLite and PostgreSQL is a method of [`Backend`]
 //! in `dialect.rs`; nothing else in the crate matches on the backend.
 
+mod batch;
 mod checkpoint;
 mod dialect;
 mod outbox;
@@ -19,6 +20,7 @@ use sqlx::{AnyPool, Connection, Executor};
 
 use crate::error::{Error, Result};
 
+pub(crate) use batch::{Deferred, Value};
 pub(crate) use outbox::{OnCommit, OutboxRow};
 pub(crate) use tx::{Lock, WriteQueue, WriteTx};
 

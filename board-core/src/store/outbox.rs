@@ -4,6 +4,7 @@
 
 use sqlx::AnyConnection;
 
+use super::batch::{Batch, Deferred, Value};
 use super::Backend;
 use crate::ids::WorkspaceId;
 use crate::time::Timestamp;
@@ -46,17 +47,29 @@ pub(crate) trait OnCommit: std::fmt::Debug + Send + Sync {
 /// statement's text still depends only on its number of rows.
 pub(crate) const ROWS_PER_STATEMENT: usize = 1_000;
 
-/// Appends `rows` to the outbox and commits, in one round trip
-/// ([`Backend::commit_statement`]), or one more per [`ROWS_PER_STATEMENT`]
-/// rows beyond the first where values are bound.
+/// Runs the `deferred` statements in order, appends `rows` to the outbox and
+/// commits, in one round trip ([`Backend::commit_statement`]), or one more
+/// per [`ROWS_PER_STATEMENT`] rows beyond the first where values are bound
+/// (then the deferred statements go first, on their own).
 pub(crate) async fn commit(
     backend: Backend,
+    deferred: &[Deferred],
     rows: &[OutboxRow],
     conn: &mut AnyConnection,
 ) -> std::result::Result<(), sqlx::Error> {
-    if backend.binds_outbox_values() {
+    let binds = backend.binds_batch_values();
+    let mut batch = Batch::new(binds);
+    for d in deferred {
+        batch.push(&d.sql, &d.values);
+    }
+    let mut last = rows;
+    if binds && rows.len() > ROWS_PER_STATEMENT {
+        if !batch.is_empty() {
+            std::mem::replace(&mut batch, Batch::new(binds))
+                .fetch_all(&mut *conn)
+                .await?;
+        }
         let mut chunks = rows.chunks(ROWS_PER_STATEMENT).peekable();
-        let mut last: &[OutboxRow] = &[];
         while let Some(chunk) = chunks.next() {
             if chunks.peek().is_none() {
                 last = chunk;
@@ -67,16 +80,16 @@ pub(crate) async fn commit(
                 .execute(&mut *conn)
                 .await?;
         }
-        let sql = backend.commit_statement(last);
-        bind_rows(sqlx::query(sqlx::AssertSqlSafe(sql)), last)
-            .execute(conn)
-            .await?;
-    } else {
-        let sql = backend.commit_statement(rows);
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql))
-            .execute(conn)
-            .await?;
     }
+    let values: Vec<Value> = match binds {
+        true => last
+            .iter()
+            .flat_map(|r| r.values().map(Value::text))
+            .collect(),
+        false => Vec::new(),
+    };
+    batch.push(&backend.commit_statement(last), &values);
+    batch.fetch_all(conn).await?;
     Ok(())
 }
 

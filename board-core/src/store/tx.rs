@@ -7,6 +7,7 @@ use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Row};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
+use super::batch::{Batch, Deferred, Value};
 use super::checkpoint::Commits;
 use super::outbox::{self, OnCommit, OutboxRow};
 use super::Backend;
@@ -28,6 +29,12 @@ use crate::ids::{CardId, ColumnId, ColumnSetId, WebhookId, WorkspaceId};
 /// inserts that only reference the row through a foreign key go on.
 ///
 /// It dereferences to the connection, so statements run on `&mut *tx`.
+///
+/// A statement whose answer nobody reads can instead be deferred
+/// ([`WriteTx::defer`]): it is sent with the outbox rows and `COMMIT`, in the
+/// commit's one round trip. The rule: defer only what nothing after it reads,
+/// and run nothing on the connection once something is deferred (that
+/// statement would run before the deferred ones; debug builds panic).
 pub(crate) struct WriteTx {
     /// `None` only once committed or handed to the rollback on drop.
     tx: Option<PoolConnection<Any>>,
@@ -40,6 +47,8 @@ pub(crate) struct WriteTx {
     commits: Option<Arc<Commits>>,
     /// The change's events, written just before `COMMIT`.
     events: Vec<OutboxRow>,
+    /// Statements sent with the commit, in order, before the events.
+    deferred: Vec<Deferred>,
     /// Told of a committed event.
     on_commit: Arc<dyn OnCommit>,
 }
@@ -74,6 +83,24 @@ impl WriteQueue {
         }
         queue
     }
+
+    /// SQLite: waits for this process's turn to write (after its earlier
+    /// writers, in arrival order). PostgreSQL: no turn.
+    async fn wait(&self, backend: Backend) -> Option<Turn> {
+        match backend.is_embedded() {
+            true => Some(Turn {
+                guard: self.turn.clone().lock_owned().await,
+                commits: self.commits.clone(),
+            }),
+            false => None,
+        }
+    }
+}
+
+/// A writer's turn in the [`WriteQueue`], and whom its commit tells.
+struct Turn {
+    guard: OwnedMutexGuard<()>,
+    commits: Arc<Commits>,
 }
 
 /// A row a write transaction locks before it reads what decides its change.
@@ -133,30 +160,94 @@ impl WriteTx {
         // BEGIN and COMMIT are sent here rather than through sqlx's
         // `Transaction`, so that the change's events ride with the COMMIT in
         // one round trip (see `commit`).
-        let (turn, commits) = match backend.is_embedded() {
-            true => (
-                Some(queue.turn.clone().lock_owned().await),
-                Some(queue.commits.clone()),
-            ),
-            false => (None, None),
-        };
+        let turn = queue.wait(backend).await;
         let mut tx = pool.acquire().await?;
         sqlx::raw_sql(backend.begin_write())
             .execute(&mut *tx)
             .await?;
-        Ok(WriteTx {
-            tx: Some(tx),
+        Ok(WriteTx::open(tx, backend, turn, on_commit))
+    }
+
+    /// Opens a write transaction, takes its first lock ([`WriteTx::lock`])
+    /// and runs `read`, the read that decides under it (if any), in one round
+    /// trip where the backend fuses them ([`Backend::fuses_begin_with_lock`]).
+    /// Returns the version the (first) locked row had and the rows `read`
+    /// answered.
+    pub(crate) async fn begin_locked(
+        pool: &AnyPool,
+        backend: Backend,
+        queue: &WriteQueue,
+        on_commit: Arc<dyn OnCommit>,
+        lock: Lock<'_>,
+        read: Option<&Deferred>,
+    ) -> Result<(WriteTx, i64, Vec<AnyRow>)> {
+        if !backend.fuses_begin_with_lock() {
+            let mut tx = WriteTx::begin(pool, backend, queue, on_commit).await?;
+            let version = tx.lock(lock).await?;
+            let rows = match read {
+                Some(read) => read.fetch_all(tx.conn()).await?,
+                None => Vec::new(),
+            };
+            return Ok((tx, version, rows));
+        }
+        let turn = queue.wait(backend).await;
+        let conn = pool.acquire().await?;
+        // From here on `Drop` rolls back: the fused send may fail after its
+        // `BEGIN` (and a `ROLLBACK` that finds no transaction closes the
+        // connection), so no connection goes back inside a transaction.
+        let mut tx = WriteTx::open(conn, backend, turn, on_commit);
+        tx.held = lock.rank();
+        let (sql, ids, key) = lock_statement(backend, lock);
+        let mut batch = Batch::new(backend.binds_batch_values());
+        batch.push(backend.begin_write(), &[]);
+        let values: Vec<Value> = ids.iter().map(Value::text).collect();
+        batch.push(&sql, &values);
+        if let Some(read) = read {
+            batch.push(&read.sql, &read.values);
+        }
+        let rows = batch.fetch_all(tx.conn()).await?;
+        // The lock's rows come first, each with its two columns.
+        let (locked, read): (Vec<AnyRow>, Vec<AnyRow>) = rows
+            .into_iter()
+            .partition(|r| r.columns().len() == 2 && r.try_column(LOCKED_VERSION).is_ok());
+        let version = locked_version(&locked, &ids, key, lock)?;
+        Ok((tx, version, read))
+    }
+
+    fn open(
+        conn: PoolConnection<Any>,
+        backend: Backend,
+        turn: Option<Turn>,
+        on_commit: Arc<dyn OnCommit>,
+    ) -> WriteTx {
+        let (turn, commits) = turn.map(|t| (t.guard, t.commits)).unzip();
+        WriteTx {
+            tx: Some(conn),
             backend,
             held: 0,
             turn,
             commits,
             events: Vec::new(),
+            deferred: Vec::new(),
             on_commit,
-        })
+        }
     }
 
     fn conn(&mut self) -> &mut AnyConnection {
+        debug_assert!(
+            self.deferred.is_empty(),
+            "a statement run after a deferred one would run before it: defer it too"
+        );
         self.tx.as_deref_mut().expect("an open transaction")
+    }
+
+    /// Queues a statement whose answer nobody reads, sent in order with the
+    /// commit's round trip (before the events). Defer only what nothing after
+    /// it reads; once something is deferred, every later statement of the
+    /// transaction must be deferred too. A deferred statement that fails
+    /// fails the commit: the whole transaction rolls back.
+    pub(crate) fn defer(&mut self, statement: Deferred) {
+        self.deferred.push(statement);
     }
 
     /// Locks one more row for the rest of the transaction, after the locks
@@ -172,44 +263,13 @@ impl WriteTx {
             )));
         }
         self.held = lock.rank();
-        let suffix = self.backend.row_lock_suffix();
-        let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
-            Lock::Workspace(id) => ("workspaces", "id", vec![id.as_ref()]),
-            Lock::Settings(id) => ("settings", "workspace_id", vec![id.as_ref()]),
-            Lock::ColumnSet(id) => ("column_sets", "id", vec![id.as_ref()]),
-            Lock::ColumnSets(ids) => {
-                let mut ids: Vec<&str> = ids.iter().map(AsRef::as_ref).collect();
-                ids.sort_unstable();
-                ids.dedup();
-                ("column_sets", "id", ids)
-            }
-            Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
-            Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
-        };
-        let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
-        // PostgreSQL locks the rows in the order the inner SELECT returns them
-        // (by key), then the UPDATE advances their versions: one statement, as
-        // the plain lock was. The UPDATE changes no key column, so it holds the
-        // same FOR NO KEY UPDATE lock.
-        let sql = format!(
-            "UPDATE {table} SET version = version + 1 WHERE {key} IN \
-             (SELECT {key} FROM {table} WHERE {key} IN ({}) ORDER BY {key}{suffix}) \
-             RETURNING {key}, version - 1 AS version",
-            placeholders.join(", ")
-        );
+        let (sql, ids, key) = lock_statement(self.backend, lock);
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
         for id in &ids {
             q = q.bind(*id);
         }
         let rows: Vec<AnyRow> = q.fetch_all(self.conn()).await?;
-        if rows.len() != ids.len() {
-            return Err(lock.missing());
-        }
-        let first = rows.iter().find_map(|r| {
-            let k: String = r.try_get(key).ok()?;
-            (k == ids[0]).then(|| r.try_get::<i64, _>("version").ok())?
-        });
-        Ok(first.unwrap_or_default())
+        locked_version(&rows, &ids, key, lock)
     }
 
     /// Locks every card of a column before they are deleted with it (PostgreSQL;
@@ -269,13 +329,14 @@ impl WriteTx {
         self.events.push(row);
     }
 
-    /// Writes the change's events and commits, in one round trip (the
-    /// outbox statements and `COMMIT` sent together), then releases every
+    /// Runs the deferred statements, writes the change's events and commits,
+    /// in one round trip (all of them and `COMMIT` sent together), then releases every
     /// lock (and the next writer's turn) and tells this process's feed.
     pub(crate) async fn commit(mut self) -> Result<()> {
         let events = std::mem::take(&mut self.events);
+        let deferred = std::mem::take(&mut self.deferred);
         let mut tx = self.tx.take().expect("an open transaction");
-        let sent = outbox::commit(self.backend, &events, &mut tx).await;
+        let sent = outbox::commit(self.backend, &deferred, &events, &mut tx).await;
         if let Err(e) = sent {
             // Rolled back by `Drop`, before the next writer's turn.
             self.tx = Some(tx);
@@ -291,6 +352,54 @@ impl WriteTx {
         }
         Ok(())
     }
+}
+
+/// The column of a lock's row that holds the version it had: named so that a
+/// read sent with the lock never answers rows that look like the lock's.
+const LOCKED_VERSION: &str = "locked_version";
+
+/// The statement of `lock` (see [`WriteTx::lock`]), the ids its `$1`, `$2`, …
+/// bind (sorted), and the key column it returns.
+fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>, &'static str) {
+    let suffix = backend.row_lock_suffix();
+    let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
+        Lock::Workspace(id) => ("workspaces", "id", vec![id.as_ref()]),
+        Lock::Settings(id) => ("settings", "workspace_id", vec![id.as_ref()]),
+        Lock::ColumnSet(id) => ("column_sets", "id", vec![id.as_ref()]),
+        Lock::ColumnSets(ids) => {
+            let mut ids: Vec<&str> = ids.iter().map(AsRef::as_ref).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ("column_sets", "id", ids)
+        }
+        Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
+        Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
+    };
+    let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    // PostgreSQL locks the rows in the order the inner SELECT returns them
+    // (by key), then the UPDATE advances their versions: one statement, as
+    // the plain lock was. The UPDATE changes no key column, so it holds the
+    // same FOR NO KEY UPDATE lock.
+    let sql = format!(
+        "UPDATE {table} SET version = version + 1 WHERE {key} IN \
+         (SELECT {key} FROM {table} WHERE {key} IN ({}) ORDER BY {key}{suffix}) \
+         RETURNING {key}, version - 1 AS {LOCKED_VERSION}",
+        placeholders.join(", ")
+    );
+    (sql, ids, key)
+}
+
+/// The version the first of `ids` had before the lock's statement advanced
+/// it; a row missing from `rows` is the lock's not-found error.
+fn locked_version(rows: &[AnyRow], ids: &[&str], key: &str, lock: Lock<'_>) -> Result<i64> {
+    if rows.len() != ids.len() {
+        return Err(lock.missing());
+    }
+    let first = rows.iter().find_map(|r| {
+        let k: String = r.try_get(key).ok()?;
+        (k == ids[0]).then(|| r.try_get::<i64, _>(LOCKED_VERSION).ok())?
+    });
+    Ok(first.unwrap_or_default())
 }
 
 impl Drop for WriteTx {
@@ -369,5 +478,134 @@ mod tests {
         drop(tx);
         board.close().await;
         std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// The boards the deferred-statement tests run on: SQLite, and
+    /// PostgreSQL (a fresh database) when `BOARD_TEST_POSTGRES_URL` is set.
+    async fn boards(name: &str) -> Vec<(Board, std::path::PathBuf)> {
+        use sqlx::{Connection, Executor};
+        let dir = std::env::temp_dir().join(format!("board-{name}-{}", cuid2::create_id()));
+        let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
+        options.files_dir = dir.join("files");
+        let mut out = vec![(Board::open_with(options).await.unwrap(), dir)];
+        match std::env::var("BOARD_TEST_POSTGRES_URL") {
+            Ok(url) if !url.is_empty() => {
+                sqlx::any::install_default_drivers();
+                let db = format!("board_tx_{}", cuid2::create_id());
+                let mut admin = sqlx::AnyConnection::connect(&url).await.unwrap();
+                admin
+                    .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
+                    .await
+                    .unwrap();
+                admin.close().await.ok();
+                let base = url.rsplit_once('/').expect("a database in the URL").0;
+                let dir = std::env::temp_dir().join(format!("board-{name}-{}", cuid2::create_id()));
+                let mut options = Options::new(format!("{base}/{db}"));
+                options.files_dir = dir.join("files");
+                out.push((Board::open_with(options).await.unwrap(), dir));
+            }
+            _ => eprintln!("BOARD_TEST_POSTGRES_URL is not set: SQLite only"),
+        }
+        out
+    }
+
+    async fn card_of(board: &Board) -> (WorkspaceId, CardId) {
+        let ws = board
+            .admin()
+            .create_workspace(&Name::parse("Team").unwrap())
+            .await
+            .unwrap();
+        let new = NewCard::new(ws.id.clone(), Name::parse("Card").unwrap());
+        let card = board.create_card(&Actor::Operator, new).await.unwrap();
+        (ws.id, card.id)
+    }
+
+    fn term(doc: &str, word: &str, ws: &WorkspaceId, card: &CardId) -> Deferred {
+        Deferred::new(
+            "INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES ($1, $2, $3, $4)",
+            vec![Value::text(doc), Value::text(word), Value::text(ws), Value::text(card)],
+        )
+    }
+
+    async fn count(board: &Board, sql: &str) -> i64 {
+        sqlx::query_scalar(sqlx::AssertSqlSafe(sql.to_string()))
+            .fetch_one(&board.pool)
+            .await
+            .unwrap()
+    }
+
+    /// Deferred statements run at the commit, in the order they were queued:
+    /// the UPDATE finds the row the INSERT queued before it wrote.
+    #[tokio::test]
+    async fn deferred_statements_run_in_order_at_the_commit() {
+        for (board, dir) in boards("deferred-order").await {
+            let (ws, card) = card_of(&board).await;
+            let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+            tx.defer(term("d1", "first", &ws, &card));
+            tx.defer(Deferred::new(
+                "UPDATE search_terms SET word = $2 WHERE doc_id = $1",
+                vec![Value::text("d1"), Value::text("second")],
+            ));
+            let sql = "SELECT COUNT(*) FROM search_terms WHERE doc_id = 'd1'";
+            assert_eq!(
+                count(&board, sql).await,
+                0,
+                "nothing runs before the commit"
+            );
+            tx.commit().await.unwrap();
+            let word: String =
+                sqlx::query_scalar("SELECT word FROM search_terms WHERE doc_id = 'd1'")
+                    .fetch_one(&board.pool)
+                    .await
+                    .unwrap();
+            assert_eq!(word, "second");
+            board.close().await;
+            std::fs::remove_dir_all(&dir).ok();
+        }
+    }
+
+    /// A deferred statement that fails fails the commit: nothing of the
+    /// transaction stays (its other deferred rows, its event, the lock's
+    /// version), and the next write goes on.
+    #[tokio::test]
+    async fn a_failing_deferred_statement_rolls_back_everything() {
+        for (board, dir) in boards("deferred-fail").await {
+            let (ws, card) = card_of(&board).await;
+            let events = count(&board, "SELECT COUNT(*) FROM events").await;
+            let version_sql = format!("SELECT version FROM cards WHERE id = '{}'", card.as_str());
+            let version = count(&board, &version_sql).await;
+            let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+            tx.emit(OutboxRow {
+                workspace: ws.clone(),
+                kind: "card.updated",
+                data: "{}".into(),
+                at: crate::time::now(),
+            });
+            tx.defer(term("d2", "w", &ws, &card));
+            tx.defer(term("d2", "w", &ws, &card)); // the same primary key
+            assert!(
+                tx.commit().await.is_err(),
+                "a duplicate key fails the commit"
+            );
+            let terms = "SELECT COUNT(*) FROM search_terms WHERE doc_id = 'd2'";
+            assert_eq!(count(&board, terms).await, 0);
+            assert_eq!(count(&board, "SELECT COUNT(*) FROM events").await, events);
+            assert_eq!(count(&board, &version_sql).await, version);
+            // The connection went back outside any transaction.
+            for _ in 0..3 {
+                let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+                tx.defer(term("d3", "w", &ws, &card));
+                tx.commit().await.unwrap();
+                let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+                tx.defer(Deferred::new(
+                    "DELETE FROM search_terms WHERE doc_id = 'd3'",
+                    vec![],
+                ));
+                tx.commit().await.unwrap();
+            }
+            assert_eq!(count(&board, &version_sql).await, version + 6);
+            board.close().await;
+            std::fs::remove_dir_all(&dir).ok();
+        }
     }
 }
