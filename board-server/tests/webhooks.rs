@@ -1,15 +1,15 @@
 //! Webhooks across server processes (contract §18): two `board-server`
-//! processes on one PostgreSQL database deliver to one webhook, and the
-//! receiver records that no two deliveries ever overlap and that every event
-//! arrives, in order; then the server holding the lease is killed (SIGKILL)
-//! and the other takes over once the lease expires.
+//! processes on one database (a SQLite file, or PostgreSQL) deliver to one
+//! webhook, and the receiver records that no two deliveries ever overlap and
+//! that every event arrives, in order; then the server holding the lease is
+//! killed (SIGKILL) and the other takes over once the lease expires.
 
 use std::time::Duration;
 
 use serde_json::json;
 use testkit::process::{first_run, start_server, ServerProcess};
 use testkit::receiver::Receiver;
-use testkit::{Backend, TestDb};
+use testkit::{on_both_backends, TestDb};
 
 /// The `board-server` binary cargo built for these tests.
 const SERVER: &str = env!("CARGO_BIN_EXE_board-server");
@@ -48,13 +48,9 @@ fn first_arrivals(got: &[i64]) -> Vec<i64> {
     got.iter().copied().filter(|s| seen.insert(*s)).collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[cfg_attr(
-    not(board_test_postgres),
-    ignore = "BOARD_TEST_POSTGRES_URL is not set"
-)]
-async fn two_servers_never_deliver_to_one_webhook_at_once_and_a_dead_ones_lease_expires() {
-    let db = TestDb::new(Backend::Postgres).await;
+on_both_backends! {
+async fn two_servers_never_deliver_to_one_webhook_at_once_and_a_dead_ones_lease_expires(backend) {
+    let db = TestDb::new(backend).await;
     let mut a = start_server(SERVER, &db, ENV).await;
     let (token, tenant) = first_run(&a.lines).expect("first run");
     let b = start_server(SERVER, &db, ENV).await;
@@ -96,4 +92,5 @@ async fn two_servers_never_deliver_to_one_webhook_at_once_and_a_dead_ones_lease_
     );
     assert_eq!(receiver.overlaps(), 0, "two deliveries overlapped");
     drop(b);
+}
 }
