@@ -355,7 +355,7 @@ async fn main() {
     );
     let thread = one_by_one(format!("/api/cards/{hot}/comments")).await;
     let thread_raw = raw_read(
-        "SELECT id, card_id, content, created_at, updated_at FROM comments WHERE card_id = $1 ORDER BY seq",
+        "SELECT id, card_id, content, created_at, updated_at FROM comments WHERE card_id = $1 ORDER BY created_at, seq",
         hot.to_string(),
     )
     .await;

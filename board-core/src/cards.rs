@@ -815,7 +815,10 @@ fn check_reach(actor: &Actor, card: &Card, row: &AnyRow, min: Role) -> Result<()
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum CardList {
     /// Comments (with their images): `cards.version`, advanced by
-    /// `Lock::Card`, which every comment and attachment write takes.
+    /// `Lock::Card`, which every comment and attachment write takes but a
+    /// plain new comment's (`Lock::CardShared`), and the number of comments,
+    /// which such a comment raises: between two writes under `Lock::Card`,
+    /// comments are only added.
     Comments,
     /// CARD-scope attachments: `cards.version`, as comments.
     Attachments,
@@ -831,7 +834,10 @@ impl CardList {
     /// The tag's kind and the SQL of its two versions (`v1`, `v2`) over `cards k`.
     pub(crate) fn sql(self) -> (&'static str, &'static str) {
         match self {
-            CardList::Comments => ("comments", "k.version AS v1, 0 AS v2"),
+            CardList::Comments => (
+                "comments",
+                "k.version AS v1, (SELECT COUNT(*) FROM comments c WHERE c.card_id = k.id) AS v2",
+            ),
             CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),
             CardList::History => ("history", "k.history_seq AS v1, 0 AS v2"),
             CardList::Relations => (

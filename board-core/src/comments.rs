@@ -1,5 +1,10 @@
-//! Comments: Markdown stored byte for byte, in chronological order (a per-card
-//! `seq` taken under the card's lock), each with the images bound to it.
+//! Comments: Markdown stored byte for byte, in chronological order
+//! (`createdAt`, then a `seq` after every comment of the card:
+//! `Backend::new_comment_seq_sql`), each with the images bound to it. A plain
+//! new comment locks its card shared (`Lock::CardShared`): comments are added
+//! to one card at once, and on PostgreSQL they may commit in another order
+//! than their times and seqs, so the time orders them. Every other write of a
+//! card's comments takes the card's exclusive lock.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -201,7 +206,9 @@ impl Board {
 
     /// The comments of a card, each with its images.
     async fn comments_of(&self, card: &CardId) -> Result<Vec<Comment>> {
-        let sql = format!("SELECT {COMMENT_COLUMNS} FROM comments WHERE card_id = $1 ORDER BY seq");
+        let sql = format!(
+            "SELECT {COMMENT_COLUMNS} FROM comments WHERE card_id = $1 ORDER BY created_at, seq"
+        );
         let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(card)
             .fetch_all(&self.pool)
@@ -240,15 +247,27 @@ impl Board {
             .await?
             .workspace_id;
         let input = input.into().open()?;
-        let mut tx = self.write(Lock::Card(card)).await?;
+        let ids = input.attachment_ids.clone().unwrap_or_default();
+        // A plain comment only adds a row: writers adding comments to one card
+        // go on together. Binding images changes uploads other writers may
+        // bind or delete: the card's exclusive lock.
+        let lock = match ids.is_empty() {
+            true => Lock::CardShared(card),
+            false => Lock::Card(card),
+        };
+        let mut tx = self.write(lock).await?;
         let id = CommentId::new();
         let at = now();
         let author = actor.account();
-        // Every value is known here (the per-card `seq`, taken in SQL, is not
-        // part of the comment's JSON), so the INSERT needs no answer.
-        let insert = Deferred::new(
+        // Every value is known here (the `seq`, taken in SQL, is not part of
+        // the comment's JSON), so the INSERT needs no answer.
+        let sql = format!(
             "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
-             SELECT $1, $2, COALESCE(MAX(seq), 0) + 1, $3, $4, $5, $5 FROM comments WHERE card_id = $2",
+             VALUES ($1, $2, {}, $3, $4, $5, $5)",
+            self.backend.new_comment_seq_sql()
+        );
+        let insert = Deferred::new(
+            sql,
             vec![
                 store::Value::text(&id),
                 store::Value::text(card),
@@ -271,7 +290,6 @@ impl Board {
             card: card.as_str(),
             text: &row.content,
         };
-        let ids = input.attachment_ids.unwrap_or_default();
         // A plain comment defers its INSERT and its words to the commit's round
         // trip; binding images reads what the INSERT wrote.
         let comment = if ids.is_empty() {
@@ -316,9 +334,22 @@ impl Board {
     ) -> Result<Comment> {
         let (card, workspace) = self.comment_home(actor, id, Intent::Edit).await?;
         let input = input.into().open()?;
-        let (mut tx, version) = self.write_at(Lock::Card(&card)).await?;
+        // The comments' count is read with the lock, in its round trip: no
+        // comment is added while the lock is held.
+        let count = Deferred::new(
+            "SELECT COUNT(*) AS comment_count FROM comments WHERE card_id = $1",
+            vec![store::Value::text(&card)],
+        );
+        let read = cond.is_set().then_some(&count);
+        let (mut tx, version, rows) = self.write_reading(Lock::Card(&card), read).await?;
         cond.check(
-            || Ok(CardList::Comments.tag(&card, version, 0)),
+            || {
+                let row = rows.first().ok_or_else(|| {
+                    Error::Internal("the count of a card's comments was not read".into())
+                })?;
+                let count: i64 = sqlx::Row::try_get(row, "comment_count")?;
+                Ok(CardList::Comments.tag(&card, version, count))
+            },
             "the card's comments changed since they were read",
         )?;
         let sql = format!(

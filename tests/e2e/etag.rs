@@ -352,6 +352,12 @@ on_both_backends! {
         assert_eq!(r.json()["error"], "PRECONDITION_FAILED");
         let after = app.call("GET", &list, None).await;
         assert_eq!(after.body[0]["content"], "two", "nothing changed");
+        // A comment added since makes the tag stale too: a plain new comment
+        // leaves the card's version, and the number of comments tags it.
+        let current = tag(&app, &list).await;
+        assert_eq!(app.call("POST", &list, Some(json!({"content": "another"}))).await.status, 201);
+        assert_eq!(edit(current, "stale").await.status, 412, "a new comment changes the tag");
+        assert_eq!(edit(tag(&app, &list).await, "five").await.status, 200);
         // Without If-Match, as before.
         assert_eq!(app.call("PATCH", &one, Some(json!({"content": "four"}))).await.status, 200);
     }

@@ -221,7 +221,7 @@ impl Board {
         }
         let marks: Vec<String> = (1..=found.len()).map(|i| format!("${i}")).collect();
         let sql = format!(
-            "SELECT id, card_id, content FROM comments WHERE card_id IN ({}) ORDER BY card_id, seq",
+            "SELECT id, card_id, content FROM comments WHERE card_id IN ({}) ORDER BY card_id, created_at, seq",
             marks.join(", ")
         );
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));

@@ -89,6 +89,33 @@ impl Backend {
         }
     }
 
+    /// What follows a `SELECT` of one row to lock it shared for the rest of
+    /// the transaction (PostgreSQL `FOR SHARE`: shared holders go on together,
+    /// a `FOR NO KEY UPDATE` waits for them; SQLite holds the write lock).
+    pub(crate) fn shared_row_lock_suffix(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR SHARE",
+        }
+    }
+
+    /// The seq of a new comment of the card `$2`, ordering it after every
+    /// comment of that card: SQLite `MAX(seq) + 1` under the write lock;
+    /// PostgreSQL the sequence `comments_seq` (taken with no lock, so several
+    /// writers add comments to one card at once), and never below the card's
+    /// `MAX(seq) + 1`.
+    pub(crate) fn new_comment_seq_sql(self) -> &'static str {
+        match self {
+            Backend::Sqlite => {
+                "(SELECT COALESCE(MAX(seq), 0) + 1 FROM comments WHERE card_id = $2)"
+            }
+            Backend::Postgres => {
+                "GREATEST(nextval('comments_seq'), \
+                 (SELECT COALESCE(MAX(seq), 0) + 1 FROM comments WHERE card_id = $2))"
+            }
+        }
+    }
+
     /// Locks every card of the column `$1` (PostgreSQL; `None` where the
     /// write lock already covers them).
     pub(crate) fn lock_column_cards_sql(self) -> Option<&'static str> {
@@ -134,15 +161,17 @@ impl Backend {
         }
     }
 
-    /// Moves event seqs on past every seq in the table (or pruned), once rows
-    /// were copied in with their seqs: PostgreSQL sets the sequence
-    /// `events_seq`; SQLite's next seq is `MAX(seq) + 1` anyway.
+    /// Moves event seqs and comment seqs on past every seq in their tables
+    /// (or pruned), once rows were copied in with their seqs: PostgreSQL
+    /// sets the sequences `events_seq` and `comments_seq`; SQLite's next seqs
+    /// are `MAX(seq) + 1` anyway.
     pub(crate) fn continue_event_seqs_sql(self) -> Option<&'static str> {
         match self {
             Backend::Sqlite => None,
             Backend::Postgres => Some(
                 "SELECT setval('events_seq', GREATEST((SELECT COALESCE(MAX(seq), 0) FROM events), \
-                 (SELECT pruned_through FROM event_log WHERE id = 1)) + 1, false)",
+                 (SELECT pruned_through FROM event_log WHERE id = 1)) + 1, false), \
+                 setval('comments_seq', (SELECT COALESCE(MAX(seq), 0) FROM comments) + 1, false)",
             ),
         }
     }
@@ -303,14 +332,15 @@ impl Backend {
         }
     }
 
-    /// How many sequences the schema keeps besides `events_seq` (column `n`);
-    /// `None` where the backend has none (SQLite).
+    /// How many sequences the schema keeps besides `events_seq` and
+    /// `comments_seq` (column `n`); `None` where the backend has none (SQLite).
     pub(crate) fn other_sequences_sql(self) -> Option<&'static str> {
         match self {
             Backend::Sqlite => None,
             Backend::Postgres => Some(
                 "SELECT COUNT(*) AS n FROM information_schema.sequences \
-                 WHERE sequence_schema = current_schema() AND sequence_name <> 'events_seq'",
+                 WHERE sequence_schema = current_schema() \
+                 AND sequence_name NOT IN ('events_seq', 'comments_seq')",
             ),
         }
     }

@@ -121,6 +121,13 @@ pub(crate) enum Lock<'a> {
     ColumnSets(&'a [ColumnSetId]),
     /// A card row: its comments and attachments.
     Card(&'a CardId),
+    /// A card row, shared: a new comment. Writers adding comments to one card
+    /// go on together (PostgreSQL `FOR SHARE`), so their commits share WAL
+    /// flushes; every other write of the card takes [`Lock::Card`], which
+    /// waits for them and they for it. It advances no version: the comments'
+    /// tag counts the comments (`CardList::Comments`), and between two writes
+    /// under [`Lock::Card`] comments are only added.
+    CardShared(&'a CardId),
     /// A webhook row: its state and delivery position (contract §18).
     Webhook(&'a WebhookId),
 }
@@ -130,7 +137,7 @@ impl Lock<'_> {
         match self {
             Lock::Workspace(_) | Lock::Settings(_) => 0,
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => 1,
-            Lock::Card(_) => 2,
+            Lock::Card(_) | Lock::CardShared(_) => 2,
             Lock::Webhook(_) => 3,
         }
     }
@@ -142,7 +149,7 @@ impl Lock<'_> {
             // A body's tenantId that names no workspace is 403, never 404.
             Lock::Settings(_) => Error::not_reached(),
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
-            Lock::Card(_) => Error::NotFound("card"),
+            Lock::Card(_) | Lock::CardShared(_) => Error::NotFound("card"),
             Lock::Webhook(_) => Error::NotFound("webhook"),
         }
     }
@@ -252,7 +259,7 @@ impl WriteTx {
 
     /// Locks one more row for the rest of the transaction, after the locks
     /// already held (parent first), and advances its `version` in the same
-    /// statement (contract §22: a payload guarded by the row gets a new tag with
+    /// statement (not a shared lock's: [`Lock::CardShared`]) (contract §22: a payload guarded by the row gets a new tag with
     /// every committed change made under its lock). A row that does not exist
     /// is the lock's not-found error. Returns the version the (first) locked row
     /// had before this transaction: what a precondition compares, under the lock.
@@ -313,9 +320,10 @@ impl WriteTx {
         self.backend.new_id_sql()
     }
 
-    /// Makes event seqs continue after every seq in the table (or pruned),
-    /// once rows were copied in with their seqs: PostgreSQL moves the
-    /// sequence `events_seq` on; SQLite's next seq is `MAX(seq) + 1` anyway.
+    /// Makes event seqs and comment seqs continue after every seq in their
+    /// tables (or pruned), once rows were copied in with their seqs:
+    /// PostgreSQL moves the sequences `events_seq` and `comments_seq` on;
+    /// SQLite's next seqs are `MAX(seq) + 1` anyway.
     pub(crate) async fn continue_event_seqs(&mut self) -> Result<()> {
         if let Some(sql) = self.backend.continue_event_seqs_sql() {
             sqlx::query(sql).execute(self.conn()).await?;
@@ -361,6 +369,14 @@ const LOCKED_VERSION: &str = "locked_version";
 /// The statement of `lock` (see [`WriteTx::lock`]), the ids its `$1`, `$2`, …
 /// bind (sorted), and the key column it returns.
 fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>, &'static str) {
+    if let Lock::CardShared(id) = lock {
+        // Shared: the row's version is read, not advanced (see the variant).
+        let sql = format!(
+            "SELECT id, version AS {LOCKED_VERSION} FROM cards WHERE id = $1{}",
+            backend.shared_row_lock_suffix()
+        );
+        return (sql, vec![id.as_ref()], "id");
+    }
     let suffix = backend.row_lock_suffix();
     let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
         Lock::Workspace(id) => ("workspaces", "id", vec![id.as_ref()]),
@@ -372,7 +388,7 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>
             ids.dedup();
             ("column_sets", "id", ids)
         }
-        Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
+        Lock::Card(id) | Lock::CardShared(id) => ("cards", "id", vec![id.as_ref()]),
         Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
     };
     let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();

@@ -76,8 +76,8 @@ pub(crate) async fn migration_versions(conn: &mut AnyConnection) -> Result<Vec<i
         .collect()
 }
 
-/// How many sequences the schema keeps besides `events_seq` (PostgreSQL;
-/// SQLite has none): a copy continues that one
+/// How many sequences the schema keeps besides `events_seq` and
+/// `comments_seq` (PostgreSQL; SQLite has none): a copy continues those
 /// ([`WriteTx::continue_event_seqs`]) and no other, so it refuses a schema that
 /// grew one.
 pub(crate) async fn sequence_count(conn: &mut AnyConnection, backend: Backend) -> Result<i64> {

@@ -232,8 +232,8 @@ impl Schema {
         }
         if catalog::sequence_count(conn, backend).await? > 0 {
             return Err(Error::Transfer(
-                "the schema keeps a sequence other than events_seq, which a copy does not \
-                 carry on"
+                "the schema keeps a sequence other than events_seq and comments_seq, which \
+                 a copy does not carry on"
                     .into(),
             ));
         }
@@ -384,9 +384,9 @@ pub(crate) async fn prepare_target(tx: &mut WriteTx) -> Result<()> {
 }
 
 /// Makes the target's counters continue after the copied values: the event
-/// seqs ([`WriteTx::continue_event_seqs`]). Every other counter is a column
-/// (`cards.history_seq`, `comments.seq`) and was copied as is; the schema
-/// keeps no other sequence ([`Schema::read`] refuses one).
+/// and comment seqs ([`WriteTx::continue_event_seqs`]). Every other counter
+/// is a column (`cards.history_seq`) and was copied as is; the schema keeps
+/// no other sequence ([`Schema::read`] refuses one).
 pub(crate) async fn continue_counters(tx: &mut WriteTx) -> Result<()> {
     tx.continue_event_seqs().await
 }
