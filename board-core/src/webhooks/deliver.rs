@@ -345,7 +345,8 @@ impl Worker {
         let mut horizon = Horizon::new(self.board.backend);
         let mut head = 0;
         loop {
-            let Some((hook, _, _)) = self.load(id).await? else {
+            let mut loaded_at = Instant::now();
+            let Some((mut hook, _, _)) = self.load(id).await? else {
                 return self.flush(id, &mut p, None).await.map(drop);
             };
             if !hook.mine {
@@ -366,12 +367,23 @@ impl Worker {
                     .workspace_events(&hook.workspace, p.position, head)
                     .await?;
                 caught_up = (events.len() as i64) < crate::events::BATCH;
-                let read_at = Instant::now();
                 for event in &events {
+                    // Each event is decided on the webhook as read less than
+                    // GATHER ago: read again at most once per GATHER, not
+                    // once per event of a long batch.
+                    if loaded_at.elapsed() >= GATHER {
+                        loaded_at = Instant::now();
+                        let Some((fresh, _, _)) = self.load(id).await? else {
+                            return self.flush(id, &mut p, None).await.map(drop);
+                        };
+                        hook = fresh;
+                        if !hook.mine {
+                            return Ok(());
+                        }
+                    }
                     if hook.events.contains(&event.kind) {
-                        let fresh = (read_at.elapsed() < GATHER).then_some(&hook);
                         if let Outcome::Stop =
-                            self.attempt_until_done(id, event, fresh, &mut p).await?
+                            self.attempt_until_done(id, event, Some(&hook), &mut p).await?
                         {
                             return Ok(());
                         }
@@ -422,8 +434,8 @@ impl Worker {
         let mut attempt = 0;
         loop {
             attempt += 1;
-            // The webhook as it is now: read again, unless the batch read it
-            // less than GATHER ago (only for a first attempt).
+            // The webhook as it is now: the batch's (read less than GATHER
+            // ago) for a first attempt, read again for a retry.
             let loaded;
             let hook = match fresh.take() {
                 Some(hook) => hook,
