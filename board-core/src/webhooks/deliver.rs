@@ -382,8 +382,9 @@ impl Worker {
                         }
                     }
                     if hook.events.contains(&event.kind) {
-                        if let Outcome::Stop =
-                            self.attempt_until_done(id, event, Some(&hook), &mut p).await?
+                        if let Outcome::Stop = self
+                            .attempt_until_done(id, event, Some(&hook), &mut p)
+                            .await?
                         {
                             return Ok(());
                         }
