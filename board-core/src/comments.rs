@@ -236,16 +236,18 @@ impl Board {
 
     /// Adds a comment at the end of the card's thread (Member), binding the
     /// loose uploads named in `attachmentIds` in the same transaction.
-    pub async fn create_comment(
+    /// A [`Caller::Bearer`]'s token is checked by the statement that finds the
+    /// card, and the comment is its account's.
+    pub async fn create_comment<'c>(
         &self,
-        actor: &Actor,
+        caller: impl Into<Caller<'c>>,
         card: &CardId,
         input: impl Into<Input<CommentInput>>,
     ) -> Result<Comment> {
-        let ws = self
-            .reach_card(actor, card, Role::Member)
-            .await?
-            .workspace_id;
+        let (actor, ws) = self
+            .reach_card_as(caller.into(), card, Role::Member)
+            .await?;
+        let actor = actor.as_ref();
         let input = input.into().open()?;
         let ids = input.attachment_ids.clone().unwrap_or_default();
         // A plain comment only adds a row: writers adding comments to one card

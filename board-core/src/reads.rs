@@ -1,11 +1,14 @@
-//! The reads fused with the credential check: a card list's reach and tag
-//! read in the statement that checks a bearer token (401, then 404, then
-//! 403), and the board payload built from its rows by position.
+//! The reads fused with the credential check: a card list's reach and tag,
+//! or a card write's reach, read in the statement that checks a bearer token
+//! (401, then 404, then 403), and the board payload built from its rows by
+//! position.
+
+use std::borrow::Cow;
 
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::access::{check_role_of, token_from, Caller, Role, TOKEN_COLUMNS};
+use crate::access::{check_role_of, token_from, Actor, Bearer, Caller, Role, TOKEN_COLUMNS};
 use crate::cards::{BoardColumn, Card, CardList};
 use crate::columns::Column;
 use crate::error::{Error, Result};
@@ -28,8 +31,57 @@ impl Board {
             Caller::Bearer(bearer) => bearer,
         };
         let (_, versions) = list.sql();
+        let row = self
+            .card_row_for(bearer, id, Role::Viewer, versions)
+            .await?;
+        Ok(list.tag(id, row.try_get("v1")?, row.try_get("v2")?))
+    }
+
+    /// The caller's reach of a card for a write that needs `min` (404 when
+    /// there is no such card, then 403), with the card's workspace and the
+    /// actor the write is made as. For a bearer, one statement that checks
+    /// the token first (401) and finds the card; the actor is then the
+    /// token's account.
+    pub(crate) async fn reach_card_as<'c>(
+        &self,
+        caller: Caller<'c>,
+        id: &CardId,
+        min: Role,
+    ) -> Result<(Cow<'c, Actor>, WorkspaceId)> {
+        let bearer = match caller {
+            Caller::Actor(actor) => {
+                let card = self.reach_card(actor, id, min).await?;
+                return Ok((Cow::Borrowed(actor), card.workspace_id));
+            }
+            Caller::Bearer(bearer) => bearer,
+        };
+        let row = self.card_row_for(bearer, id, min, "").await?;
+        let workspace: String = row.try_get("card_workspace")?;
+        let account = AccountId::from_db(row.try_get("account_id")?);
+        Ok((
+            Cow::Owned(Actor::Account(account)),
+            WorkspaceId::from_db(workspace),
+        ))
+    }
+
+    /// The row of card `id` for `bearer`, with the token's account
+    /// (`account_id`), the card's workspace (`card_workspace`) and `columns`
+    /// over `cards k` (if any), in one statement that checks the token: 401 (see
+    /// [`Bearer::verify`]), then 404 when there is no such card, then 403
+    /// below `min`.
+    async fn card_row_for(
+        &self,
+        bearer: &Bearer,
+        id: &CardId,
+        min: Role,
+        columns: &str,
+    ) -> Result<AnyRow> {
+        let extra = match columns.is_empty() {
+            true => String::new(),
+            false => format!(", {columns}"),
+        };
         let sql = format!(
-            "SELECT {TOKEN_COLUMNS}, k.id, {versions} {}",
+            "SELECT {TOKEN_COLUMNS}, t.account_id, k.workspace_id AS card_workspace{extra} {}",
             token_from("$2", "LEFT JOIN cards k ON k.id = $1", "k.workspace_id", "")
         );
         let row = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -39,11 +91,14 @@ impl Board {
             .await?;
         let role = bearer.verified_role(row.as_ref())?;
         let row = row.ok_or(Error::Unauthenticated)?;
-        if row.try_get::<Option<String>, _>("id")?.is_none() {
+        if row
+            .try_get::<Option<String>, _>("card_workspace")?
+            .is_none()
+        {
             return Err(Error::NotFound("card"));
         }
-        check_role_of(role, Role::Viewer)?;
-        Ok(list.tag(id, row.try_get("v1")?, row.try_get("v2")?))
+        check_role_of(role, min)?;
+        Ok(row)
     }
 }
 

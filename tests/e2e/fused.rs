@@ -1,8 +1,9 @@
-//! The reads that check the bearer token in their own first statement (issue
+//! The routes that check the bearer token in their own first statement (issue
 //! 32): `GET /api/columns?tenant=`, `GET /api/board`, a card's comments and
-//! history, and their 304s. Every credential that `Board::authenticate`
-//! refuses is refused by them too, in the contract's order (401, 404, 403,
-//! 422); the routes that do not fuse are unchanged.
+//! history, and their 304s; and the write `POST /api/cards/[id]/comments`.
+//! Every credential that `Board::authenticate` refuses is refused by them
+//! too, in the contract's order (401, 404, 403, 422); the routes that do not
+//! fuse are unchanged.
 
 use board_core::{Name, TokenId};
 use serde_json::json;
@@ -39,6 +40,34 @@ async fn statuses(app: &App, token: &str, path: &str) -> (u16, u16) {
     (plain, conditional)
 }
 
+/// Four tokens `Board::authenticate` refuses: `valid` with a wrong secret, a
+/// token id never issued, and a revoked and an expired token of members
+/// with `role` (so only the credential refuses them).
+async fn refused_tokens(app: &App, valid: &str, role: &str) -> [String; 4] {
+    let board = app.operator();
+    let mut forged = valid.to_string();
+    let last = forged.pop().unwrap();
+    forged.push(if last == '0' { '1' } else { '0' });
+    let unknown = format!("brd_{}_{}", cuid2::create_id(), "a".repeat(64));
+    let revoked = app.account_in(&app.tenant, "rita", role).await;
+    let id = TokenId::from_token_or_id(&revoked).unwrap();
+    board.admin().revoke_token(&id).await.unwrap();
+    let eve = board
+        .admin()
+        .create_account(&Name::parse("eve").unwrap())
+        .await
+        .unwrap();
+    app.member(&app.tenant, "eve", role).await;
+    let ttl = std::time::Duration::from_secs(1);
+    let expiring = board
+        .admin()
+        .create_token(&eve.id, Some(ttl))
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+    [forged, unknown, revoked, expiring.token]
+}
+
 /// The fused routes of a workspace with one card that has a comment.
 async fn fused_paths(app: &App) -> Vec<String> {
     let card = app.card("fused").await;
@@ -64,22 +93,10 @@ on_both_backends! {
     async fn fused_reads_refuse_every_bad_credential(backend) {
         let app = common::spawn_app(backend).await;
         let paths = fused_paths(&app).await;
-        let board = app.operator();
 
-        // A wrong secret for a real token id; a token id never issued.
-        let mut forged = app.token.clone();
-        let last = forged.pop().unwrap();
-        forged.push(if last == '0' { '1' } else { '0' });
-        let unknown = format!("brd_{}_{}", cuid2::create_id(), "a".repeat(64));
-        // Revoked; expired (a member, so only the credential refuses them).
-        let revoked = app.account_in(&app.tenant, "rita", "viewer").await;
-        board.admin().revoke_token(&TokenId::from_token_or_id(&revoked).unwrap()).await.unwrap();
-        let eve = board.admin().create_account(&Name::parse("eve").unwrap()).await.unwrap();
-        app.member(&app.tenant, "eve", "admin").await;
-        let expiring = board.admin().create_token(&eve.id, Some(std::time::Duration::from_secs(1))).await.unwrap();
-        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        let [forged, unknown, revoked, expired] = refused_tokens(&app, &app.token, "viewer").await;
         for path in &paths {
-            for (what, token) in [("wrong secret", &forged), ("unknown", &unknown), ("revoked", &revoked), ("expired", &expiring.token)] {
+            for (what, token) in [("wrong secret", &forged), ("unknown", &unknown), ("revoked", &revoked), ("expired", &expired)] {
                 assert_eq!(statuses(&app, token, path).await, (401, 401), "{what}: {path}");
             }
             for header in ["Basic abc", "Bearer", "Bearer nope"] {
@@ -91,7 +108,7 @@ on_both_backends! {
         // The routes that do not fuse refuse them the same way.
         let card = paths[2].trim_end_matches("/comments").to_string();
         for path in [card.clone(), format!("{card}/relations"), format!("/api/events?tenant={}", app.tenant)] {
-            for token in [&forged, &revoked, &expiring.token] {
+            for token in [&forged, &revoked, &expired] {
                 assert_eq!(app.call_as(token, "GET", &path, None).await.status, 401, "{path}");
             }
         }
@@ -135,6 +152,52 @@ on_both_backends! {
         let ghost = format!("/api/columns?tenant={}", cuid2::create_id());
         assert_eq!(app.call_as(&viewer, "GET", &ghost, None).await.status, 403);
         assert_eq!(app.call_as(&viewer, "GET", "/api/board", None).await.status, 422);
+    }
+
+    async fn a_fused_comment_post_checks_401_then_404_then_403_then_422(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = app.card("fused write").await;
+        let path = format!("/api/cards/{}/comments", card["id"].as_str().unwrap());
+        let ghost = format!("/api/cards/{}/comments", cuid2::create_id());
+        let board = app.operator();
+        let other = app.workspace("Other").await;
+        let outsider = app.account_in(&other, "olga", "admin").await;
+        let viewer = app.account_in(&app.tenant, "vera", "viewer").await;
+        let member = app.account_in(&app.tenant, "mia", "member").await;
+        let [forged, unknown, revoked, expired] = refused_tokens(&app, &member, "member").await;
+        let good = json!({"content": "fine"});
+        let bad = json!({"content": 7});
+
+        // 401 for every credential authenticate refuses, before 404 and 422.
+        for (what, token) in [("wrong secret", &forged), ("unknown", &unknown), ("revoked", &revoked), ("expired", &expired)] {
+            for (p, body) in [(&path, &good), (&ghost, &good), (&path, &bad)] {
+                let r = app.call_as(token, "POST", p, Some(body.clone())).await;
+                assert_eq!(r.status, 401, "{what}: {p} {body}");
+            }
+        }
+        for header in ["Basic abc", "Bearer", "Bearer nope"] {
+            let r = app.raw("POST", &path, &[("authorization", header), ("content-type", "application/json")], "{").await;
+            assert_eq!(r.status, 401, "{header:?}");
+        }
+        let r = app.raw("POST", "/api/cards/nope/comments", &[("authorization", "Bearer nope")], "{").await;
+        assert_eq!(r.status, 401, "a malformed card id and body: 401 first");
+        // 404 before 403; 403 (not a member, or below Member) before 422.
+        assert_eq!(app.call_as(&outsider, "POST", &ghost, Some(good.clone())).await.status, 404);
+        for token in [&outsider, &viewer] {
+            assert_eq!(app.call_as(token, "POST", &path, Some(good.clone())).await.status, 403);
+            assert_eq!(app.call_as(token, "POST", &path, Some(bad.clone())).await.status, 403);
+        }
+        let r = app.call_as(&member, "POST", &path, Some(bad)).await;
+        assert_eq!(r.status, 422, "{:?}", r.body);
+        assert_eq!(app.call("GET", &path, None).await.body, json!([]), "nothing refused was written");
+        // A member's comment is its account's.
+        let r = app.call_as(&member, "POST", &path, Some(good)).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let mia = board.admin().find_account("mia").await.unwrap();
+        assert_eq!(r.body["authorId"], mia.id.as_str());
+        let list = app.call("GET", &path, None).await.body;
+        assert_eq!(list.as_array().unwrap().len(), 1);
+        assert_eq!(list[0], r.body);
     }
 
     async fn fused_columns_skip_a_project_set_without_columns(backend) {

@@ -38,12 +38,14 @@ pub(super) async fn list(req: Request) -> Answer {
     ),
 )]
 pub(super) async fn create(mut req: Request) -> Answer {
-    let actor = req.actor().await?;
-    let id = req.path_id::<CardId>()?;
-    let bytes = req.json_body().await?;
+    // The token is checked by the write's first statement, which finds the card.
+    let bearer = req.bearer()?;
+    let id = req.after_credential(req.path_id::<CardId>()).await?;
+    let bytes = req.json_body().await;
+    let bytes = req.after_credential(bytes).await?;
     let comment = req
         .board()
-        .create_comment(&actor, &id, Input::from_body(&bytes))
+        .create_comment(&bearer, &id, Input::from_body(&bytes))
         .await?;
     Ok(json(StatusCode::CREATED, &comment))
 }
