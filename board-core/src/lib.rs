@@ -338,6 +338,8 @@ mod sets;
 mod settings;
 mod store;
 mod sweep;
+#[cfg(test)]
+mod testing;
 mod text;
 mod time;
 mod transfer;

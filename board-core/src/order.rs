@@ -307,26 +307,16 @@ fn spread(above: i64, below: &[i64]) -> Option<(i64, i64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Actor, Board, Name, NewCard, Options};
+    use crate::testing::{card, workspace, TempBoard};
 
     /// The backstop behind the set's lock: a second card on one position of
     /// a column is refused by `cards_position` and reported as a 409 to retry.
     #[tokio::test]
     async fn a_taken_position_is_a_conflict() {
-        let dir = std::env::temp_dir().join(format!("board-position-{}", cuid2::create_id()));
-        let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
-        options.files_dir = dir.join("files");
-        let board = Board::open_with(options).await.unwrap();
-        let ws = board
-            .admin()
-            .create_workspace(&Name::parse("Team").unwrap())
-            .await
-            .unwrap()
-            .id;
-        let me = &Actor::Operator;
-        let new = |t: &str| NewCard::new(ws.clone(), Name::parse(t).unwrap());
-        let a = board.create_card(me, new("a")).await.unwrap();
-        let b = board.create_card(me, new("b")).await.unwrap();
+        let board = TempBoard::sqlite("position").await;
+        let ws = workspace(&board).await.id;
+        let a = card(&board, &ws, "a").await;
+        let b = card(&board, &ws, "b").await;
         let mut tx = board.write_unlocked().await.unwrap();
         let hit = sqlx::query("UPDATE cards SET position = $1 WHERE id = $2")
             .bind(a.position)
@@ -337,7 +327,6 @@ mod tests {
         assert!(matches!(hit, Err(Error::Conflict(_))), "{hit:?}");
         drop(tx);
         board.close().await;
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]

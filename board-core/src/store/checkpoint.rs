@@ -96,7 +96,8 @@ async fn passive(pool: &AnyPool) -> Result<i64, sqlx::Error> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{Actor, Board, CommentInput, CommentText, Name, NewCard, Options};
+    use crate::testing::{card, workspace, TempBoard};
+    use crate::{Actor, CommentInput, CommentText};
 
     /// The WAL header's salts: SQLite changes them each time a writer rewinds
     /// the log, which it does only once a checkpoint has copied the whole log
@@ -111,26 +112,13 @@ mod tests {
     /// it would grow for ever.
     #[tokio::test]
     async fn the_task_checkpoints_what_commits_leave_in_the_log() {
-        let dir = std::env::temp_dir().join(format!("board-checkpoint-{}", cuid2::create_id()));
-        let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
-        options.files_dir = dir.join("files");
-        let board = Board::open_with(options).await.unwrap();
-        let ws = board
-            .admin()
-            .create_workspace(&Name::parse("Team").unwrap())
-            .await
-            .unwrap();
-        let card = board
-            .create_card(
-                &Actor::Operator,
-                NewCard::new(ws.id.clone(), Name::parse("Card").unwrap()),
-            )
-            .await
-            .unwrap();
+        let board = TempBoard::sqlite("checkpoint").await;
+        let ws = workspace(&board).await;
+        let card = card(&board, &ws.id, "Card").await;
         let comment = |i: usize| {
             CommentInput::new(CommentText::parse(&format!("comment number {i}")).unwrap())
         };
-        let wal = dir.join("b.db-wal");
+        let wal = board.dir.join("b.db-wal");
         tokio::time::sleep(super::GATHER * 3).await;
         board
             .create_comment(&Actor::Operator, &card.id, comment(0))
@@ -158,7 +146,6 @@ mod tests {
             .unwrap();
         assert_eq!(autocheckpoint, 0, "commits must not checkpoint");
         board.close().await;
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     /// Writers that never pause never leave the log fully copied when the
@@ -169,25 +156,12 @@ mod tests {
     /// 65,000 pages.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_steady_stream_of_writes_keeps_the_log_bounded() {
-        let dir = std::env::temp_dir().join(format!("board-checkpoint-{}", cuid2::create_id()));
-        let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
-        options.files_dir = dir.join("files");
-        let board = Board::open_with(options).await.unwrap();
-        let ws = board
-            .admin()
-            .create_workspace(&Name::parse("Team").unwrap())
-            .await
-            .unwrap();
-        let card = board
-            .create_card(
-                &Actor::Operator,
-                NewCard::new(ws.id.clone(), Name::parse("Card").unwrap()),
-            )
-            .await
-            .unwrap();
+        let board = TempBoard::sqlite("checkpoint").await;
+        let ws = workspace(&board).await;
+        let card = card(&board, &ws.id, "Card").await;
         let mut writers = Vec::new();
         for w in 0..4 {
-            let (board, card) = (board.clone(), card.id.clone());
+            let (board, card) = (board.board.clone(), card.id.clone());
             writers.push(tokio::spawn(async move {
                 for i in 0..600 {
                     let text = format!("writer {w} comment {i} with a few more words");
@@ -202,7 +176,7 @@ mod tests {
         for w in writers {
             w.await.unwrap();
         }
-        let bytes = std::fs::metadata(dir.join("b.db-wal")).unwrap().len();
+        let bytes = std::fs::metadata(board.dir.join("b.db-wal")).unwrap().len();
         let pages = i64::try_from(bytes / 4096).unwrap();
         assert!(
             pages < 10 * super::LOG_LIMIT,
@@ -210,6 +184,5 @@ mod tests {
             super::LOG_LIMIT
         );
         board.close().await;
-        std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -463,26 +463,16 @@ impl std::ops::DerefMut for WriteTx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Actor, Board, Name, NewCard, Options};
+    use crate::testing::{card, workspace, TempBoard};
+    use crate::Board;
 
     /// A lock out of the parent-first order is refused in every build, before
     /// it is taken, and the transaction can still roll back.
     #[tokio::test]
     async fn a_lock_out_of_order_is_an_error() {
-        let dir = std::env::temp_dir().join(format!("board-lock-order-{}", cuid2::create_id()));
-        let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
-        options.files_dir = dir.join("files");
-        let board = Board::open_with(options).await.unwrap();
-        let ws = board
-            .admin()
-            .create_workspace(&Name::parse("Team").unwrap())
-            .await
-            .unwrap();
-        let title = Name::parse("Card").unwrap();
-        let card = board
-            .create_card(&Actor::Operator, NewCard::new(ws.id.clone(), title))
-            .await
-            .unwrap();
+        let board = TempBoard::sqlite("lock-order").await;
+        let ws = workspace(&board).await;
+        let card = card(&board, &ws.id, "Card").await;
         let mut tx = board.write(Lock::Card(&card.id)).await.unwrap();
         let Err(Error::Internal(message)) = tx.lock(Lock::Workspace(&ws.id)).await else {
             panic!("a workspace lock after a card lock must be refused");
@@ -493,46 +483,22 @@ mod tests {
         tx.lock(Lock::Card(&card.id)).await.unwrap();
         drop(tx);
         board.close().await;
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     /// The boards the deferred-statement tests run on: SQLite, and
     /// PostgreSQL (a fresh database) when `BOARD_TEST_POSTGRES_URL` is set.
-    async fn boards(name: &str) -> Vec<(Board, std::path::PathBuf)> {
-        use sqlx::{Connection, Executor};
-        let dir = std::env::temp_dir().join(format!("board-{name}-{}", cuid2::create_id()));
-        let mut options = Options::new(format!("sqlite://{}/b.db", dir.display()));
-        options.files_dir = dir.join("files");
-        let mut out = vec![(Board::open_with(options).await.unwrap(), dir)];
-        match std::env::var("BOARD_TEST_POSTGRES_URL") {
-            Ok(url) if !url.is_empty() => {
-                sqlx::any::install_default_drivers();
-                let db = format!("board_tx_{}", cuid2::create_id());
-                let mut admin = sqlx::AnyConnection::connect(&url).await.unwrap();
-                admin
-                    .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {db}")))
-                    .await
-                    .unwrap();
-                admin.close().await.ok();
-                let base = url.rsplit_once('/').expect("a database in the URL").0;
-                let dir = std::env::temp_dir().join(format!("board-{name}-{}", cuid2::create_id()));
-                let mut options = Options::new(format!("{base}/{db}"));
-                options.files_dir = dir.join("files");
-                out.push((Board::open_with(options).await.unwrap(), dir));
-            }
-            _ => eprintln!("BOARD_TEST_POSTGRES_URL is not set: SQLite only"),
+    async fn boards(name: &str) -> Vec<TempBoard> {
+        let mut out = vec![TempBoard::sqlite(name).await];
+        match TempBoard::postgres(name).await {
+            Some(board) => out.push(board),
+            None => eprintln!("BOARD_TEST_POSTGRES_URL is not set: SQLite only"),
         }
         out
     }
 
     async fn card_of(board: &Board) -> (WorkspaceId, CardId) {
-        let ws = board
-            .admin()
-            .create_workspace(&Name::parse("Team").unwrap())
-            .await
-            .unwrap();
-        let new = NewCard::new(ws.id.clone(), Name::parse("Card").unwrap());
-        let card = board.create_card(&Actor::Operator, new).await.unwrap();
+        let ws = workspace(board).await;
+        let card = card(board, &ws.id, "Card").await;
         (ws.id, card.id)
     }
 
@@ -554,7 +520,7 @@ mod tests {
     /// the UPDATE finds the row the INSERT queued before it wrote.
     #[tokio::test]
     async fn deferred_statements_run_in_order_at_the_commit() {
-        for (board, dir) in boards("deferred-order").await {
+        for board in boards("deferred-order").await {
             let (ws, card) = card_of(&board).await;
             let mut tx = board.write(Lock::Card(&card)).await.unwrap();
             tx.defer(term("d1", "first", &ws, &card));
@@ -576,7 +542,6 @@ mod tests {
                     .unwrap();
             assert_eq!(word, "second");
             board.close().await;
-            std::fs::remove_dir_all(&dir).ok();
         }
     }
 
@@ -585,7 +550,7 @@ mod tests {
     /// version), and the next write goes on.
     #[tokio::test]
     async fn a_failing_deferred_statement_rolls_back_everything() {
-        for (board, dir) in boards("deferred-fail").await {
+        for board in boards("deferred-fail").await {
             let (ws, card) = card_of(&board).await;
             let events = count(&board, "SELECT COUNT(*) FROM events").await;
             let version_sql = format!("SELECT version FROM cards WHERE id = '{}'", card.as_str());
@@ -621,7 +586,6 @@ mod tests {
             }
             assert_eq!(count(&board, &version_sql).await, version + 6);
             board.close().await;
-            std::fs::remove_dir_all(&dir).ok();
         }
     }
 }

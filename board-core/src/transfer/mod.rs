@@ -689,10 +689,7 @@ mod tests {
     /// else is: a new table fails here until it is placed in foreign-key order.
     #[tokio::test]
     async fn tables_list_every_table_of_the_schema() {
-        let dir = std::env::temp_dir().join(format!("board-tables-{}", cuid2::create_id()));
-        let mut options = crate::Options::new(format!("sqlite://{}/t.db", dir.display()));
-        options.files_dir = dir.join("files");
-        let board = Board::open_with(options).await.unwrap();
+        let board = crate::testing::TempBoard::sqlite("tables").await;
         let mut conn = board.pool.acquire().await.unwrap();
         let mut present = catalog::schema_tables(&mut conn, board.backend)
             .await
@@ -723,7 +720,6 @@ mod tests {
         }
         drop(conn);
         board.close().await;
-        std::fs::remove_dir_all(&dir).ok();
     }
 
     #[test]
