@@ -816,9 +816,9 @@ fn check_reach(actor: &Actor, card: &Card, row: &AnyRow, min: Role) -> Result<()
 pub(crate) enum CardList {
     /// Comments (with their images): `cards.version`, advanced by
     /// `Lock::Card`, which every comment and attachment write takes but a
-    /// plain new comment's (`Lock::CardShared`), and the number of comments,
-    /// which such a comment raises: between two writes under `Lock::Card`,
-    /// comments are only added.
+    /// plain new comment's (no lock: `Board::write_at_commit`), and the
+    /// number of comments, which such a comment raises: between two writes
+    /// under `Lock::Card`, comments are only added.
     Comments,
     /// CARD-scope attachments: `cards.version`, as comments.
     Attachments,

@@ -1,10 +1,10 @@
 //! Comments: Markdown stored byte for byte, in chronological order
 //! (`createdAt`, then a `seq` after every comment of the card:
 //! `Backend::new_comment_seq_sql`), each with the images bound to it. A plain
-//! new comment locks its card shared (`Lock::CardShared`): comments are added
-//! to one card at once, and on PostgreSQL they may commit in another order
-//! than their times and seqs, so the time orders them. Every other write of a
-//! card's comments takes the card's exclusive lock.
+//! new comment takes no lock (`Board::write_at_commit`: its card's foreign key
+//! guards it): comments are added to one card at once, and on PostgreSQL they
+//! may commit in another order than their times and seqs, so the time orders
+//! them. Every other write of a card's comments takes the card's lock.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -14,7 +14,7 @@ use serde_json::Value;
 use crate::access::{Actor, Caller, Role};
 use crate::attachments::{self, Attachment};
 use crate::cards::CardList;
-use crate::error::{Error, Result, Rule};
+use crate::error::{is_foreign_key_violation, Error, Result, Rule};
 use crate::etag::{Conditional, IfMatch, IfNoneMatch};
 use crate::events::Change;
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
@@ -250,14 +250,16 @@ impl Board {
         let actor = actor.as_ref();
         let input = input.into().open()?;
         let ids = input.attachment_ids.clone().unwrap_or_default();
-        // A plain comment only adds a row: writers adding comments to one card
-        // go on together. Binding images changes uploads other writers may
-        // bind or delete: the card's exclusive lock.
-        let lock = match ids.is_empty() {
-            true => Lock::CardShared(card),
-            false => Lock::Card(card),
+        // A plain comment only adds rows: no lock, and its BEGIN, INSERT,
+        // words, event and COMMIT go in one round trip, so writers adding
+        // comments to one card go on together. The card's foreign key keeps
+        // the card until the commit (a card deleted since the reach above is
+        // a 404 then). Binding images changes uploads other writers may bind
+        // or delete: the card's lock.
+        let mut tx = match ids.is_empty() {
+            true => self.write_at_commit().await?,
+            false => self.write(Lock::Card(card)).await?,
         };
-        let mut tx = self.write(lock).await?;
         let id = CommentId::new();
         let at = now();
         let author = actor.account();
@@ -305,7 +307,12 @@ impl Board {
             load(&mut tx, &id).await?
         };
         tx.emit(Change::new("comment.created", &ws, actor, &comment, &[]));
-        tx.commit().await?;
+        tx.commit()
+            .await
+            .map_err(|e| match is_foreign_key_violation(&e) {
+                true => Error::NotFound("card"),
+                false => e,
+            })?;
         Ok(comment)
     }
 
@@ -336,8 +343,10 @@ impl Board {
     ) -> Result<Comment> {
         let (card, workspace) = self.comment_home(actor, id, Intent::Edit).await?;
         let input = input.into().open()?;
-        // The comments' count is read with the lock, in its round trip: no
-        // comment is added while the lock is held.
+        // The comments' count is read after the lock, in its round trip. A
+        // comment being added meanwhile (it takes no lock) is counted once
+        // committed: this edit is then ordered before it, as the tag it
+        // compared says.
         let count = Deferred::new(
             "SELECT COUNT(*) AS comment_count FROM comments WHERE card_id = $1",
             vec![store::Value::text(&card)],

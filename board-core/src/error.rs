@@ -281,6 +281,16 @@ pub(crate) fn is_unique_violation(e: &Error) -> bool {
     }
 }
 
+/// True when `e` is a foreign-key violation (on either backend).
+pub(crate) fn is_foreign_key_violation(e: &Error) -> bool {
+    match e {
+        Error::Database(sqlx::Error::Database(db)) => {
+            matches!(db.kind(), sqlx::error::ErrorKind::ForeignKeyViolation)
+        }
+        _ => false,
+    }
+}
+
 /// A unique-name violation as a clear refusal; `place` says where the name
 /// is unique (empty for the whole installation).
 pub(crate) fn taken(e: Error, what: &str, name: &str, place: &str) -> Error {

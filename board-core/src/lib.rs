@@ -628,6 +628,15 @@ impl Board {
         store::WriteTx::begin_locked(pool, self.backend, queue, on_commit, lock, read).await
     }
 
+    /// Opens a write transaction that sends nothing until its commit, with no
+    /// lock ([`store::WriteTx::begin_at_commit`]): `BEGIN`, the deferred
+    /// statements, the events and `COMMIT` in one round trip. For changes that
+    /// only add rows, guarded by their foreign keys.
+    pub(crate) async fn write_at_commit(&self) -> Result<store::WriteTx> {
+        let on_commit = self.on_commit.clone();
+        store::WriteTx::begin_at_commit(&self.pool, self.backend, &self.writers, on_commit).await
+    }
+
     /// Opens a write transaction without a parent lock, for changes that decide
     /// nothing from rows another writer could change: creations backed by a
     /// unique or foreign key, single-statement updates.

@@ -224,6 +224,42 @@ on_every_store! {
         assert_eq!(list.body, json!([]));
     }
 
+    // A plain comment takes no lock (its BEGIN goes with its commit): the
+    // card's foreign key keeps the card until the comment commits, and a card
+    // deleted after the comment's reach is a 404, never a 500 or a comment
+    // (or an index row, or an event) left behind.
+    async fn comments_racing_their_cards_deletion_land_or_are_404(backend) {
+        let app = std::sync::Arc::new(common::spawn_app(backend).await);
+        for round in 0..4 {
+            let card = id(&app.card(&format!("Doomed {round}")).await);
+            let path = format!("/api/cards/{card}/comments");
+            let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(25));
+            let mut tasks = Vec::new();
+            for n in 0..24 {
+                let (app, path, barrier) = (app.clone(), path.clone(), barrier.clone());
+                tasks.push(tokio::spawn(async move {
+                    barrier.wait().await;
+                    app.call("POST", &path, Some(json!({"content": format!("zyzzyva{round} {n}")}))).await
+                }));
+            }
+            barrier.wait().await;
+            tokio::time::sleep(std::time::Duration::from_millis(round * 2)).await;
+            let gone = app.call("DELETE", &format!("/api/cards/{card}"), None).await;
+            assert_eq!(gone.status, 200, "{:?}", gone.body);
+            for t in tasks {
+                let r = t.await.unwrap();
+                assert!(r.status == 201 || r.status == 404, "round {round}: {} {:?}", r.status, r.body);
+                if r.status == 404 {
+                    assert_eq!(r.body["error"], "NOT_FOUND", "{:?}", r.body);
+                }
+            }
+            assert_eq!(app.call("GET", &path, None).await.status, 404);
+            let found = app.call("GET", &format!("/api/search?tenant={}&q=zyzzyva{round}", app.tenant), None).await;
+            assert_eq!(found.status, 200, "{:?}", found.body);
+            assert_eq!(found.body["results"], json!([]), "no index row outlives its card");
+        }
+    }
+
     async fn racing_comments_on_one_card_all_land_in_order(backend) {
         let app = std::sync::Arc::new(common::spawn_app(backend).await);
         let card = id(&app.card("Busy").await);

@@ -89,16 +89,6 @@ impl Backend {
         }
     }
 
-    /// What follows a `SELECT` of one row to lock it shared for the rest of
-    /// the transaction (PostgreSQL `FOR SHARE`: shared holders go on together,
-    /// a `FOR NO KEY UPDATE` waits for them; SQLite holds the write lock).
-    pub(crate) fn shared_row_lock_suffix(self) -> &'static str {
-        match self {
-            Backend::Sqlite => "",
-            Backend::Postgres => " FOR SHARE",
-        }
-    }
-
     /// The seq of a new comment of the card `$2`, ordering it after every
     /// comment of that card: SQLite `MAX(seq) + 1` under the write lock;
     /// PostgreSQL the sequence `comments_seq` (taken with no lock, so several

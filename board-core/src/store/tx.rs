@@ -51,6 +51,9 @@ pub(crate) struct WriteTx {
     deferred: Vec<Deferred>,
     /// Told of a committed event.
     on_commit: Arc<dyn OnCommit>,
+    /// Whether `BEGIN` was sent: a transaction opened by
+    /// [`WriteTx::begin_at_commit`] sends it with its commit.
+    begun: bool,
 }
 
 /// The queue of this process's SQLite writers.
@@ -121,13 +124,6 @@ pub(crate) enum Lock<'a> {
     ColumnSets(&'a [ColumnSetId]),
     /// A card row: its comments and attachments.
     Card(&'a CardId),
-    /// A card row, shared: a new comment. Writers adding comments to one card
-    /// go on together (PostgreSQL `FOR SHARE`), so their commits share WAL
-    /// flushes; every other write of the card takes [`Lock::Card`], which
-    /// waits for them and they for it. It advances no version: the comments'
-    /// tag counts the comments (`CardList::Comments`), and between two writes
-    /// under [`Lock::Card`] comments are only added.
-    CardShared(&'a CardId),
     /// A webhook row: its state and delivery position (contract §18).
     Webhook(&'a WebhookId),
 }
@@ -137,7 +133,7 @@ impl Lock<'_> {
         match self {
             Lock::Workspace(_) | Lock::Settings(_) => 0,
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => 1,
-            Lock::Card(_) | Lock::CardShared(_) => 2,
+            Lock::Card(_) => 2,
             Lock::Webhook(_) => 3,
         }
     }
@@ -149,7 +145,7 @@ impl Lock<'_> {
             // A body's tenantId that names no workspace is 403, never 404.
             Lock::Settings(_) => Error::not_reached(),
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
-            Lock::Card(_) | Lock::CardShared(_) => Error::NotFound("card"),
+            Lock::Card(_) => Error::NotFound("card"),
             Lock::Webhook(_) => Error::NotFound("webhook"),
         }
     }
@@ -167,12 +163,32 @@ impl WriteTx {
         // BEGIN and COMMIT are sent here rather than through sqlx's
         // `Transaction`, so that the change's events ride with the COMMIT in
         // one round trip (see `commit`).
+        let mut tx = WriteTx::begin_at_commit(pool, backend, queue, on_commit).await?;
+        let conn = tx.tx.as_deref_mut().expect("an open transaction");
+        sqlx::raw_sql(backend.begin_write()).execute(conn).await?;
+        tx.begun = true;
+        Ok(tx)
+    }
+
+    /// Opens a write transaction that sends nothing until its commit: its
+    /// `BEGIN` goes with the deferred statements, the events and `COMMIT`, in
+    /// one round trip (SQLite: in this process's write turn, taken here). For
+    /// a change that only adds rows and decides nothing from rows other
+    /// writers change: it takes no lock, and the foreign keys of the rows it
+    /// adds guard what they need (PostgreSQL: an `INSERT` locks the rows it
+    /// references `FOR KEY SHARE`, which a `DELETE` waits for). It may only
+    /// defer statements ([`WriteTx::defer`]; debug builds panic otherwise).
+    pub(crate) async fn begin_at_commit(
+        pool: &AnyPool,
+        backend: Backend,
+        queue: &WriteQueue,
+        on_commit: Arc<dyn OnCommit>,
+    ) -> Result<WriteTx> {
         let turn = queue.wait(backend).await;
-        let mut tx = pool.acquire().await?;
-        sqlx::raw_sql(backend.begin_write())
-            .execute(&mut *tx)
-            .await?;
-        Ok(WriteTx::open(tx, backend, turn, on_commit))
+        let conn = pool.acquire().await?;
+        let mut tx = WriteTx::open(conn, backend, turn, on_commit);
+        tx.begun = false;
+        Ok(tx)
     }
 
     /// Opens a write transaction, takes its first lock ([`WriteTx::lock`])
@@ -237,6 +253,7 @@ impl WriteTx {
             events: Vec::new(),
             deferred: Vec::new(),
             on_commit,
+            begun: true,
         }
     }
 
@@ -244,6 +261,10 @@ impl WriteTx {
         debug_assert!(
             self.deferred.is_empty(),
             "a statement run after a deferred one would run before it: defer it too"
+        );
+        debug_assert!(
+            self.begun,
+            "a transaction opened by begin_at_commit sends BEGIN with its commit: defer"
         );
         self.tx.as_deref_mut().expect("an open transaction")
     }
@@ -259,7 +280,7 @@ impl WriteTx {
 
     /// Locks one more row for the rest of the transaction, after the locks
     /// already held (parent first), and advances its `version` in the same
-    /// statement (not a shared lock's: [`Lock::CardShared`]) (contract §22: a payload guarded by the row gets a new tag with
+    /// statement (contract §22: a payload guarded by the row gets a new tag with
     /// every committed change made under its lock). A row that does not exist
     /// is the lock's not-found error. Returns the version the (first) locked row
     /// had before this transaction: what a precondition compares, under the lock.
@@ -342,7 +363,12 @@ impl WriteTx {
     /// lock (and the next writer's turn) and tells this process's feed.
     pub(crate) async fn commit(mut self) -> Result<()> {
         let events = std::mem::take(&mut self.events);
-        let deferred = std::mem::take(&mut self.deferred);
+        let mut deferred = std::mem::take(&mut self.deferred);
+        if !self.begun {
+            // From here on a failure rolls back (`Drop`).
+            deferred.insert(0, Deferred::new(self.backend.begin_write(), Vec::new()));
+            self.begun = true;
+        }
         let mut tx = self.tx.take().expect("an open transaction");
         let sent = outbox::commit(self.backend, &deferred, &events, &mut tx).await;
         if let Err(e) = sent {
@@ -369,14 +395,6 @@ const LOCKED_VERSION: &str = "locked_version";
 /// The statement of `lock` (see [`WriteTx::lock`]), the ids its `$1`, `$2`, …
 /// bind (sorted), and the key column it returns.
 fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>, &'static str) {
-    if let Lock::CardShared(id) = lock {
-        // Shared: the row's version is read, not advanced (see the variant).
-        let sql = format!(
-            "SELECT id, version AS {LOCKED_VERSION} FROM cards WHERE id = $1{}",
-            backend.shared_row_lock_suffix()
-        );
-        return (sql, vec![id.as_ref()], "id");
-    }
     let suffix = backend.row_lock_suffix();
     let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
         Lock::Workspace(id) => ("workspaces", "id", vec![id.as_ref()]),
@@ -388,7 +406,7 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>
             ids.dedup();
             ("column_sets", "id", ids)
         }
-        Lock::Card(id) | Lock::CardShared(id) => ("cards", "id", vec![id.as_ref()]),
+        Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
         Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
     };
     let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
@@ -424,6 +442,12 @@ impl Drop for WriteTx {
     /// when the connection is next used, and SQLite's write lock would stay
     /// taken until then.
     fn drop(&mut self) {
+        if !self.begun {
+            // Nothing was sent: the connection is in no transaction.
+            drop(self.tx.take());
+            drop(self.turn.take());
+            return;
+        }
         if let Some(mut tx) = self.tx.take() {
             let turn = self.turn.take();
             match tokio::runtime::Handle::try_current() {
@@ -585,6 +609,65 @@ mod tests {
                 tx.commit().await.unwrap();
             }
             assert_eq!(count(&board, &version_sql).await, version + 6);
+            board.close().await;
+        }
+    }
+
+    fn event(ws: &WorkspaceId) -> OutboxRow {
+        OutboxRow {
+            workspace: ws.clone(),
+            kind: "card.updated",
+            data: "{}".into(),
+            at: crate::time::now(),
+        }
+    }
+
+    /// A write opened by `write_at_commit` sends nothing before its commit:
+    /// dropped, it leaves nothing; committed, its `BEGIN` goes with its rows
+    /// and events (one transaction: a failing statement rolls back all), and
+    /// the connections go back outside any transaction.
+    #[tokio::test]
+    async fn a_write_at_commit_sends_its_begin_with_the_commit() {
+        for board in boards("at-commit").await {
+            let (ws, card) = card_of(&board).await;
+            let events = count(&board, "SELECT COUNT(*) FROM events").await;
+            for _ in 0..3 {
+                let mut tx = board.write_at_commit().await.unwrap();
+                tx.defer(term("a1", "w", &ws, &card));
+                drop(tx);
+            }
+            let mut tx = board.write_at_commit().await.unwrap();
+            tx.defer(term("a2", "w", &ws, &card));
+            tx.emit(event(&ws));
+            tx.commit().await.unwrap();
+            let mut tx = board.write_at_commit().await.unwrap();
+            tx.defer(term("a3", "w", &ws, &card));
+            tx.defer(term("a3", "w", &ws, &card)); // the same primary key
+            tx.emit(event(&ws));
+            assert!(
+                tx.commit().await.is_err(),
+                "a duplicate key fails the commit"
+            );
+            let terms =
+                |doc: &str| format!("SELECT COUNT(*) FROM search_terms WHERE doc_id = '{doc}'");
+            assert_eq!(count(&board, &terms("a1")).await, 0, "dropped: nothing");
+            assert_eq!(count(&board, &terms("a2")).await, 1, "committed");
+            assert_eq!(count(&board, &terms("a3")).await, 0, "failed: nothing");
+            assert_eq!(
+                count(&board, "SELECT COUNT(*) FROM events").await,
+                events + 1
+            );
+            for n in 0..4 {
+                let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+                tx.defer(term(&format!("b{n}"), "w", &ws, &card));
+                tx.commit().await.unwrap();
+                let mut tx = board.write_at_commit().await.unwrap();
+                tx.defer(term(&format!("c{n}"), "w", &ws, &card));
+                tx.commit().await.unwrap();
+            }
+            let all =
+                "SELECT COUNT(*) FROM search_terms WHERE doc_id LIKE 'b%' OR doc_id LIKE 'c%'";
+            assert_eq!(count(&board, all).await, 8);
             board.close().await;
         }
     }
