@@ -122,7 +122,8 @@ pub(crate) enum Lock<'a> {
     /// Several column sets, locked in id order (a card's current set and its set
     /// in effect).
     ColumnSets(&'a [ColumnSetId]),
-    /// A card row: its comments and attachments.
+    /// A card row: its comments and attachments (a plain new comment takes
+    /// no lock: [`WriteTx::begin_at_commit`]).
     Card(&'a CardId),
     /// A webhook row: its state and delivery position (contract §18).
     Webhook(&'a WebhookId),
