@@ -196,12 +196,12 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// A bearer token as a request carried it: well formed, not yet checked. A
-/// read that takes it as its [`Caller`] checks it in its own first statement
-/// (the token, its secret, revocation, expiry and the account's role in the
-/// workspace, next to the payload: see [`TOKEN_COLUMNS`] and
-/// [`Bearer::verify`]); every other path authenticates it first. Its `Debug`
-/// shows the token's id only.
+/// A bearer token as a request carried it: well formed, not yet checked. An
+/// operation that takes it as its [`Caller`] checks it in its own first
+/// statement (the token, its secret, revocation, expiry and the account's
+/// role in the workspace, next to the payload or the card written to);
+/// every other path authenticates it first. Its `Debug` shows the token's id
+/// only.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Bearer {
     id: TokenId,
@@ -264,11 +264,12 @@ impl Bearer {
     }
 }
 
-/// Who calls a read that can check a credential itself: an [`Actor`] already
-/// known, or a [`Bearer`] token that the read checks in its first statement
-/// (the fused reads: the columns of a workspace, the board, a card's comments
-/// and history; each falls back to [`Board::authenticate_bearer`] on a path
-/// that does not fuse).
+/// Who calls an operation that can check a credential itself: an [`Actor`]
+/// already known, or a [`Bearer`] token that the operation checks in its
+/// first statement (the fused reads: the columns of a workspace, the board, a
+/// card's comments and history, each falling back to
+/// [`Board::authenticate_bearer`] on a path that does not fuse; and a new
+/// comment, whose first statement finds its card).
 #[derive(Debug, Clone, Copy)]
 pub enum Caller<'a> {
     /// An actor (the operator, an account, a session).
