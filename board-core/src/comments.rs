@@ -248,8 +248,8 @@ impl Board {
             .reach_card_as(caller.into(), card, Role::Member)
             .await?;
         let actor = actor.as_ref();
-        let input = input.into().open()?;
-        let ids = input.attachment_ids.clone().unwrap_or_default();
+        let mut input = input.into().open()?;
+        let ids = input.attachment_ids.take().unwrap_or_default();
         // A plain comment only adds rows: no lock, and its BEGIN, INSERT,
         // words, event and COMMIT go in one round trip, so writers adding
         // comments to one card go on together. The card's foreign key keeps

@@ -187,9 +187,18 @@ impl WriteTx {
     ) -> Result<WriteTx> {
         let turn = queue.wait(backend).await;
         let conn = pool.acquire().await?;
-        let mut tx = WriteTx::open(conn, backend, turn, on_commit);
-        tx.begun = false;
-        Ok(tx)
+        let (turn, commits) = turn.map(|t| (t.guard, t.commits)).unzip();
+        Ok(WriteTx {
+            tx: Some(conn),
+            backend,
+            held: 0,
+            turn,
+            commits,
+            events: Vec::new(),
+            deferred: Vec::new(),
+            on_commit,
+            begun: false,
+        })
     }
 
     /// Opens a write transaction, takes its first lock ([`WriteTx::lock`])
@@ -214,12 +223,11 @@ impl WriteTx {
             };
             return Ok((tx, version, rows));
         }
-        let turn = queue.wait(backend).await;
-        let conn = pool.acquire().await?;
+        let mut tx = WriteTx::begin_at_commit(pool, backend, queue, on_commit).await?;
         // From here on `Drop` rolls back: the fused send may fail after its
         // `BEGIN` (and a `ROLLBACK` that finds no transaction closes the
         // connection), so no connection goes back inside a transaction.
-        let mut tx = WriteTx::open(conn, backend, turn, on_commit);
+        tx.begun = true;
         tx.held = lock.rank();
         let (sql, ids, key) = lock_statement(backend, lock);
         let mut batch = Batch::new(backend.binds_batch_values());
@@ -236,26 +244,6 @@ impl WriteTx {
             .partition(|r| r.columns().len() == 2 && r.try_column(LOCKED_VERSION).is_ok());
         let version = locked_version(&locked, &ids, key, lock)?;
         Ok((tx, version, read))
-    }
-
-    fn open(
-        conn: PoolConnection<Any>,
-        backend: Backend,
-        turn: Option<Turn>,
-        on_commit: Arc<dyn OnCommit>,
-    ) -> WriteTx {
-        let (turn, commits) = turn.map(|t| (t.guard, t.commits)).unzip();
-        WriteTx {
-            tx: Some(conn),
-            backend,
-            held: 0,
-            turn,
-            commits,
-            events: Vec::new(),
-            deferred: Vec::new(),
-            on_commit,
-            begun: true,
-        }
     }
 
     fn conn(&mut self) -> &mut AnyConnection {

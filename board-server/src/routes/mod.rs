@@ -114,16 +114,16 @@ impl Request {
             .await?)
     }
 
-    /// The request's bearer token, parsed, not yet checked: a fused read of
-    /// board-core checks it in its first statement (a malformed or missing
-    /// one is 401 here, before anything else).
+    /// The request's bearer token, parsed, not yet checked: a fused read (or
+    /// a new comment) of board-core checks it in its first statement (a
+    /// malformed or missing one is 401 here, before anything else).
     pub fn bearer(&self) -> Result<Bearer, ApiError> {
         Ok(Credentials::from_headers(&self.headers).bearer()?)
     }
 
-    /// `parsed` (a path id or query a fused read parsed before its credential
-    /// was checked); an error only once the credential is checked, so that
-    /// 401 still comes before every other answer (404, 403, 422).
+    /// `parsed` (a path id, query or body a fused operation parsed before its
+    /// credential was checked); an error only once the credential is checked,
+    /// so that 401 still comes before every other answer (404, 403, 422).
     pub async fn after_credential<T>(&self, parsed: Result<T, ApiError>) -> Result<T, ApiError> {
         if parsed.is_err() {
             self.actor().await?;
