@@ -16,6 +16,9 @@
 //!    through sqlx.
 //!
 //! Prints req/s, p50, p99 and the slowest request. Bounded request counts.
+//! `LATENCY_ONLY=columns` (a comma-separated list of `comments`, `moves`,
+//! `columns`, `reads`) runs only those parts, e.g. to profile one of them
+//! (`reads` reads the comments that `comments` posts: run both).
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -177,34 +180,44 @@ async fn main() {
     let hot = Arc::new(cards.pop().unwrap());
     let cards = Arc::new(cards);
 
+    let only = std::env::var("LATENCY_ONLY").ok();
+    let runs = |part: &str| {
+        only.as_deref()
+            .is_none_or(|o| o.split(',').any(|p| p == part))
+    };
+
     // 1. Comment POSTs, beside raw single-row commits.
-    sqlx::query("CREATE TABLE IF NOT EXISTS bench_raw (id TEXT PRIMARY KEY, body TEXT NOT NULL)")
+    if runs("comments") {
+        sqlx::query(
+            "CREATE TABLE IF NOT EXISTS bench_raw (id TEXT PRIMARY KEY, body TEXT NOT NULL)",
+        )
         .execute(&pool)
         .await
         .unwrap();
-    let raw = {
-        let pool = pool.clone();
-        load(WRITES, move |i| {
+        let raw = {
             let pool = pool.clone();
-            async move {
-                let mut tx = pool.begin().await.unwrap();
-                let ok = sqlx::query("INSERT INTO bench_raw (id, body) VALUES ($1, $2)")
-                    .bind(format!("raw-{i}"))
-                    .bind("A comment with **Markdown** and some text to store.")
-                    .execute(&mut *tx)
-                    .await
-                    .is_ok();
-                ok && tx.commit().await.is_ok()
-            }
-        })
-        .await
-    };
-    let comments = {
-        let (http, base, token, hot) = (http.clone(), base.clone(), token.clone(), hot.clone());
-        load(WRITES, move |_| {
+            load(WRITES, move |i| {
+                let pool = pool.clone();
+                async move {
+                    let mut tx = pool.begin().await.unwrap();
+                    let ok = sqlx::query("INSERT INTO bench_raw (id, body) VALUES ($1, $2)")
+                        .bind(format!("raw-{i}"))
+                        .bind("A comment with **Markdown** and some text to store.")
+                        .execute(&mut *tx)
+                        .await
+                        .is_ok();
+                    ok && tx.commit().await.is_ok()
+                }
+            })
+            .await
+        };
+        let comments = {
             let (http, base, token, hot) = (http.clone(), base.clone(), token.clone(), hot.clone());
-            async move {
-                http.post(format!("{base}/api/cards/{hot}/comments"))
+            load(WRITES, move |_| {
+                let (http, base, token, hot) =
+                    (http.clone(), base.clone(), token.clone(), hot.clone());
+                async move {
+                    http.post(format!("{base}/api/cards/{hot}/comments"))
                     .bearer_auth(token.as_str())
                     .json(
                         &json!({"content": "A comment with **Markdown** and some text to store."}),
@@ -212,172 +225,180 @@ async fn main() {
                     .send()
                     .await
                     .is_ok_and(|r| r.status().as_u16() == 201)
-            }
-        })
-        .await
-    };
-    println!("{}", comments.line("POST /api/cards/[id]/comments"));
-    println!("{}", raw.line("  reference: raw sqlx single-row commits"));
-    println!(
-        "  board / raw: {:.0} %",
-        100.0 * raw.wall.as_secs_f64() / comments.wall.as_secs_f64()
-    );
+                }
+            })
+            .await
+        };
+        println!("{}", comments.line("POST /api/cards/[id]/comments"));
+        println!("{}", raw.line("  reference: raw sqlx single-row commits"));
+        println!(
+            "  board / raw: {:.0} %",
+            100.0 * raw.wall.as_secs_f64() / comments.wall.as_secs_f64()
+        );
+    }
 
     // 2. Card moves over 64 cards, each to the next column.
-    let moves = {
-        let (http, base, token) = (http.clone(), base.clone(), token.clone());
-        let (cards, column_ids) = (cards.clone(), column_ids.clone());
-        load(WRITES, move |i| {
+    if runs("moves") {
+        let moves = {
             let (http, base, token) = (http.clone(), base.clone(), token.clone());
-            let card = cards[i % cards.len()].clone();
-            let to = column_ids[(i / cards.len() + 1) % column_ids.len()].clone();
-            async move {
-                http.patch(format!("{base}/api/cards/{card}"))
-                    .bearer_auth(token.as_str())
-                    .json(&json!({ "columnId": to }))
-                    .send()
-                    .await
-                    .is_ok_and(|r| r.status().as_u16() == 200)
-            }
-        })
-        .await
-    };
-    println!("{}", moves.line("PATCH /api/cards/[id] (move), 64 cards"));
+            let (cards, column_ids) = (cards.clone(), column_ids.clone());
+            load(WRITES, move |i| {
+                let (http, base, token) = (http.clone(), base.clone(), token.clone());
+                let card = cards[i % cards.len()].clone();
+                let to = column_ids[(i / cards.len() + 1) % column_ids.len()].clone();
+                async move {
+                    http.patch(format!("{base}/api/cards/{card}"))
+                        .bearer_auth(token.as_str())
+                        .json(&json!({ "columnId": to }))
+                        .send()
+                        .await
+                        .is_ok_and(|r| r.status().as_u16() == 200)
+                }
+            })
+            .await
+        };
+        println!("{}", moves.line("PATCH /api/cards/[id] (move), 64 cards"));
+    }
 
     // 3. Column listing, beside a bare warp route.
-    let path = Arc::new(format!("/api/columns?tenant={tenant}"));
-    let listing = {
-        let (http, base, token, path) = (http.clone(), base.clone(), token.clone(), path.clone());
-        load(COLUMN_READS, move |_| {
+    if runs("columns") {
+        let path = Arc::new(format!("/api/columns?tenant={tenant}"));
+        let listing = {
             let (http, base, token, path) =
                 (http.clone(), base.clone(), token.clone(), path.clone());
-            async move {
-                match http
-                    .get(format!("{base}{path}"))
-                    .bearer_auth(token.as_str())
-                    .send()
-                    .await
-                {
-                    Ok(r) => r.status().as_u16() == 200 && r.bytes().await.is_ok(),
-                    Err(_) => false,
+            load(COLUMN_READS, move |_| {
+                let (http, base, token, path) =
+                    (http.clone(), base.clone(), token.clone(), path.clone());
+                async move {
+                    match http
+                        .get(format!("{base}{path}"))
+                        .bearer_auth(token.as_str())
+                        .send()
+                        .await
+                    {
+                        Ok(r) => r.status().as_u16() == 200 && r.bytes().await.is_ok(),
+                        Err(_) => false,
+                    }
                 }
-            }
-        })
-        .await
-    };
-    let mut bare = start(
-        &root.join("target/release/examples/bare_warp"),
-        &[],
-        &["127.0.0.1:18097"],
-    );
-    testkit::process::read_until(&mut bare, "bare warp listening")
-        .await
-        .expect("bare_warp listening");
-    let bare = {
-        let http = http.clone();
-        load(COLUMN_READS, move |_| {
+            })
+            .await
+        };
+        let mut bare = start(
+            &root.join("target/release/examples/bare_warp"),
+            &[],
+            &["127.0.0.1:18097"],
+        );
+        testkit::process::read_until(&mut bare, "bare warp listening")
+            .await
+            .expect("bare_warp listening");
+        let bare = {
             let http = http.clone();
-            async move {
-                match http.get("http://127.0.0.1:18097/healthz").send().await {
-                    Ok(r) => r.status().as_u16() == 200 && r.bytes().await.is_ok(),
-                    Err(_) => false,
+            load(COLUMN_READS, move |_| {
+                let http = http.clone();
+                async move {
+                    match http.get("http://127.0.0.1:18097/healthz").send().await {
+                        Ok(r) => r.status().as_u16() == 200 && r.bytes().await.is_ok(),
+                        Err(_) => false,
+                    }
                 }
-            }
-        })
-        .await
-    };
-    println!("{}", listing.line("GET /api/columns"));
-    println!("{}", bare.line("  reference: bare warp route"));
-    println!(
-        "  board / bare: {:.0} %",
-        100.0 * bare.wall.as_secs_f64() / listing.wall.as_secs_f64()
-    );
+            })
+            .await
+        };
+        println!("{}", listing.line("GET /api/columns"));
+        println!("{}", bare.line("  reference: bare warp route"));
+        println!(
+            "  board / bare: {:.0} %",
+            100.0 * bare.wall.as_secs_f64() / listing.wall.as_secs_f64()
+        );
+    }
 
     // 4. Big reads, one at a time, beside the raw read of the same rows.
-    fill_history(&pool, &url, &cards[0]).await;
-    let one_by_one = |path: String| {
-        let (http, base, token) = (http.clone(), base.clone(), token.clone());
-        async move {
-            let mut times = Vec::new();
-            let started = Instant::now();
-            for _ in 0..BIG_READS {
-                let t = Instant::now();
-                let r = http
-                    .get(format!("{base}{path}"))
-                    .bearer_auth(token.as_str())
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(r.status().as_u16(), 200);
-                r.bytes().await.unwrap();
-                times.push(t.elapsed());
+    if runs("reads") {
+        fill_history(&pool, &url, &cards[0]).await;
+        let one_by_one = |path: String| {
+            let (http, base, token) = (http.clone(), base.clone(), token.clone());
+            async move {
+                let mut times = Vec::new();
+                let started = Instant::now();
+                for _ in 0..BIG_READS {
+                    let t = Instant::now();
+                    let r = http
+                        .get(format!("{base}{path}"))
+                        .bearer_auth(token.as_str())
+                        .send()
+                        .await
+                        .unwrap();
+                    assert_eq!(r.status().as_u16(), 200);
+                    r.bytes().await.unwrap();
+                    times.push(t.elapsed());
+                }
+                Run {
+                    latencies: times,
+                    failures: 0,
+                    wall: started.elapsed(),
+                }
             }
-            Run {
-                latencies: times,
-                failures: 0,
-                wall: started.elapsed(),
+        };
+        let raw_read = |sql: &'static str, key: String| {
+            let pool = pool.clone();
+            async move {
+                let mut times = Vec::new();
+                let started = Instant::now();
+                for _ in 0..BIG_READS {
+                    let t = Instant::now();
+                    let rows = sqlx::query(sql)
+                        .bind(key.as_str())
+                        .fetch_all(&pool)
+                        .await
+                        .unwrap();
+                    let n: usize = rows.iter().map(|r| r.len()).sum();
+                    assert!(n > 0);
+                    times.push(t.elapsed());
+                }
+                Run {
+                    latencies: times,
+                    failures: 0,
+                    wall: started.elapsed(),
+                }
             }
-        }
-    };
-    let raw_read = |sql: &'static str, key: String| {
-        let pool = pool.clone();
-        async move {
-            let mut times = Vec::new();
-            let started = Instant::now();
-            for _ in 0..BIG_READS {
-                let t = Instant::now();
-                let rows = sqlx::query(sql)
-                    .bind(key.as_str())
-                    .fetch_all(&pool)
-                    .await
-                    .unwrap();
-                let n: usize = rows.iter().map(|r| r.len()).sum();
-                assert!(n > 0);
-                times.push(t.elapsed());
-            }
-            Run {
-                latencies: times,
-                failures: 0,
-                wall: started.elapsed(),
-            }
-        }
-    };
-    let history = one_by_one(format!("/api/cards/{}/history", cards[0])).await;
-    let history_raw = raw_read(
-        "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
-        cards[0].clone(),
-    )
-    .await;
-    println!("{}", history.line("GET …/history, 10,000+ entries"));
-    println!(
-        "{}",
-        history_raw.line("  reference: raw read of the same rows")
-    );
-    let thread = one_by_one(format!("/api/cards/{hot}/comments")).await;
-    let thread_raw = raw_read(
+        };
+        let history = one_by_one(format!("/api/cards/{}/history", cards[0])).await;
+        let history_raw = raw_read(
+            "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
+            cards[0].clone(),
+        )
+        .await;
+        println!("{}", history.line("GET …/history, 10,000+ entries"));
+        println!(
+            "{}",
+            history_raw.line("  reference: raw read of the same rows")
+        );
+        let thread = one_by_one(format!("/api/cards/{hot}/comments")).await;
+        let thread_raw = raw_read(
         "SELECT id, card_id, content, created_at, updated_at FROM comments WHERE card_id = $1 ORDER BY created_at, seq",
         hot.to_string(),
     )
     .await;
-    println!("{}", thread.line("GET …/comments, 4,000 comments"));
-    println!(
-        "{}",
-        thread_raw.line("  reference: raw read of the same rows")
-    );
-    fill_board(&pool, &url, &tenant, &column_ids[0]).await;
-    let board = one_by_one(format!("/api/board?tenant={tenant}")).await;
-    let board_raw = raw_read(
+        println!("{}", thread.line("GET …/comments, 4,000 comments"));
+        println!(
+            "{}",
+            thread_raw.line("  reference: raw read of the same rows")
+        );
+        fill_board(&pool, &url, &tenant, &column_ids[0]).await;
+        let board = one_by_one(format!("/api/board?tenant={tenant}")).await;
+        let board_raw = raw_read(
         "SELECT id, workspace_id, project_id, column_id, title, position, created_at, updated_at \
          FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = \
          (SELECT set_id FROM columns WHERE id = $1)) ORDER BY position, created_at",
         column_ids[0].clone(),
     )
     .await;
-    println!("{}", board.line("GET /api/board, 1,000+ cards"));
-    println!(
-        "{}",
-        board_raw.line("  reference: raw read of the same cards")
-    );
+        println!("{}", board.line("GET /api/board, 1,000+ cards"));
+        println!(
+            "{}",
+            board_raw.line("  reference: raw read of the same cards")
+        );
+    }
     std::fs::remove_dir_all(&dir).ok();
 }
 

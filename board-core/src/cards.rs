@@ -682,26 +682,31 @@ impl Board {
 fn card_read(place: &Place, target: Option<&ColumnId>) -> Deferred {
     let card = store::Value::text(&place.card.id);
     match target {
-        None => Deferred::new(
-            format!(
-                "SELECT {CARD_COLUMNS}, c.set_id AS current_set \
-                 FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1"
-            ),
-            vec![card],
-        ),
+        None => Deferred::new(card_read_sql(false), vec![card]),
         Some(target) => Deferred::new(
-            format!(
-                "SELECT {CARD_COLUMNS}, c.set_id AS current_set, \
-                        (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
-                        c.name AS from_name, {} \
-                 FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
-                wip::room_sql("$2")
-            ),
+            card_read_sql(true),
             vec![
                 card,
                 store::Value::text(target),
                 store::Value::text(&place.sets[1]),
             ],
+        ),
+    }
+}
+
+/// The text of [`card_read`], with or without a target column.
+pub(crate) fn card_read_sql(target: bool) -> String {
+    match target {
+        false => format!(
+            "SELECT {CARD_COLUMNS}, c.set_id AS current_set \
+             FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1"
+        ),
+        true => format!(
+            "SELECT {CARD_COLUMNS}, c.set_id AS current_set, \
+                    (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
+                    c.name AS from_name, {} \
+             FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
+            wip::room_sql("$2")
         ),
     }
 }
@@ -755,19 +760,23 @@ type Target = (ColumnId, String, Room);
 /// in `set`, else the first column (lowest position) of `set`; with its name
 /// and WIP room.
 fn column_read(column: Option<&ColumnId>, set: &ColumnSetId) -> Deferred {
-    let room = wip::room_sql("c.id");
     let set = store::Value::text(set);
     match column {
-        Some(column) => Deferred::new(
-            format!("SELECT c.id, c.name, {room} FROM columns c WHERE c.id = $1 AND c.set_id = $2"),
-            vec![store::Value::text(column), set],
-        ),
-        None => Deferred::new(
-            format!(
-                "SELECT c.id, c.name, {room} FROM columns c WHERE c.set_id = $1 \
-                 ORDER BY c.position LIMIT 1"
-            ),
-            vec![set],
+        Some(column) => Deferred::new(column_read_sql(true), vec![store::Value::text(column), set]),
+        None => Deferred::new(column_read_sql(false), vec![set]),
+    }
+}
+
+/// The text of [`column_read`], for a named column or the set's first.
+pub(crate) fn column_read_sql(named: bool) -> String {
+    let room = wip::room_sql("c.id");
+    match named {
+        true => {
+            format!("SELECT c.id, c.name, {room} FROM columns c WHERE c.id = $1 AND c.set_id = $2")
+        }
+        false => format!(
+            "SELECT c.id, c.name, {room} FROM columns c WHERE c.set_id = $1 \
+             ORDER BY c.position LIMIT 1"
         ),
     }
 }

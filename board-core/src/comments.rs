@@ -265,13 +265,8 @@ impl Board {
         let author = actor.account();
         // Every value is known here (the `seq`, taken in SQL, is not part of
         // the comment's JSON), so the INSERT needs no answer.
-        let sql = format!(
-            "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
-             VALUES ($1, $2, {}, $3, $4, $5, $5)",
-            self.backend.new_comment_seq_sql()
-        );
         let insert = Deferred::new(
-            sql,
+            insert_sql(self.backend),
             vec![
                 store::Value::text(&id),
                 store::Value::text(card),
@@ -516,6 +511,15 @@ async fn load(tx: &mut WriteTx, id: &CommentId) -> Result<Comment> {
     )
     .await?;
     Ok(with_images(row, images))
+}
+
+/// The text of a new comment's `INSERT` (its `seq` taken in SQL).
+pub(crate) fn insert_sql(backend: store::Backend) -> String {
+    format!(
+        "INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) \
+         VALUES ($1, $2, {}, $3, $4, $5, $5)",
+        backend.new_comment_seq_sql()
+    )
 }
 
 #[cfg(test)]

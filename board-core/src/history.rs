@@ -50,12 +50,7 @@ pub(crate) fn record(tx: &mut WriteTx, actor: &Actor, card: &CardId, from: Optio
 /// The statement of an entry ([`record`]).
 fn entry(actor: &Actor, card: &CardId, from: Option<&str>, to: &str) -> Deferred {
     Deferred::new(
-        "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
-                              from_column_id, from_at, actor_id) \
-         SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done, p.to_column_id, p.moved_at, \
-                $6 \
-         FROM cards k JOIN columns c ON c.id = k.column_id \
-         LEFT JOIN history p ON p.card_id = k.id AND p.seq = k.history_seq - 1 WHERE k.id = $2",
+        ENTRY_SQL,
         vec![
             Value::text(HistoryId::new()),
             Value::text(card),
@@ -66,6 +61,15 @@ fn entry(actor: &Actor, card: &CardId, from: Option<&str>, to: &str) -> Deferred
         ],
     )
 }
+
+/// The text of an entry's statement ([`record`]).
+pub(crate) const ENTRY_SQL: &str =
+    "INSERT INTO history (id, card_id, seq, from_name, to_name, moved_at, to_column_id, to_done, \
+                          from_column_id, from_at, actor_id) \
+     SELECT $1, k.id, k.history_seq, $3, $4, $5, k.column_id, c.done, p.to_column_id, p.moved_at, \
+            $6 \
+     FROM cards k JOIN columns c ON c.id = k.column_id \
+     LEFT JOIN history p ON p.card_id = k.id AND p.seq = k.history_seq - 1 WHERE k.id = $2";
 
 /// Appends one entry (`from_name` → `to_name`, the column `to`) to every card
 /// now in `column`, in one statement, numbered `history_seq + 1`, each ending

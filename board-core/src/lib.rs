@@ -521,11 +521,14 @@ impl Board {
     /// Opens a board: connects, creates a missing SQLite file, runs migrations,
     /// and creates the files folder (or checks that the bucket of `files_url` answers).
     pub async fn open_with(options: Options) -> Result<Board> {
+        let backend = store::Backend::from_url(&options.database_url)?;
+        let prepared = Arc::new(backend.prepared(hot_statements(backend)));
         let (pool, backend) = store::connect(
             &options.database_url,
             options.max_connections,
             options.acquire_timeout,
             options.create_missing,
+            &prepared,
         )
         .await?;
         let store = match (options.file_store, &options.files_url) {
@@ -548,7 +551,7 @@ impl Board {
             })?),
         };
         let feed = events::Feed::new(&pool, backend);
-        let writers = store::WriteQueue::new(&pool, backend);
+        let writers = store::WriteQueue::new(&pool, backend, prepared);
         let board = Board {
             on_commit: Arc::new(feed.clone()),
             feed,
@@ -666,4 +669,23 @@ mod tests {
             other => panic!("expected Error::Config, got {other:?}"),
         }
     }
+}
+
+/// The statements of the hot writes that a batch sends with literals on
+/// PostgreSQL (a card write's re-read, a new card's column, a history entry,
+/// a new comment, the words of up to 16 distinct terms, a document's words
+/// removed), which every connection prepares so that they run by name
+/// ([`store::Backend::prepared`] adds the locks and the event).
+fn hot_statements(backend: store::Backend) -> Vec<String> {
+    let mut texts = vec![
+        cards::card_read_sql(false),
+        cards::card_read_sql(true),
+        cards::column_read_sql(false),
+        cards::column_read_sql(true),
+        history::ENTRY_SQL.to_string(),
+        comments::insert_sql(backend),
+        search::index::FORGET_SQL.to_string(),
+    ];
+    texts.extend((1..=16).map(search::index::insert_sql));
+    texts
 }

@@ -85,9 +85,23 @@ pub(crate) async fn forget(conn: &mut AnyConnection, id: &str) -> Result<()> {
 }
 
 fn forget_statement(id: &str) -> Deferred {
-    Deferred::new(
-        "DELETE FROM search_terms WHERE doc_id = $1",
-        vec![Value::text(id)],
+    Deferred::new(FORGET_SQL, vec![Value::text(id)])
+}
+
+/// The text of [`forget_statement`].
+pub(crate) const FORGET_SQL: &str = "DELETE FROM search_terms WHERE doc_id = $1";
+
+/// The text of an `INSERT` of `rows` words (four values each).
+pub(crate) fn insert_sql(rows: usize) -> String {
+    let values: Vec<String> = (0..rows)
+        .map(|i| {
+            let b = i * 4;
+            format!("(${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4)
+        })
+        .collect();
+    format!(
+        "INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES {}",
+        values.join(", ")
     )
 }
 
@@ -117,16 +131,7 @@ fn insert_statements(docs: &[Doc<'_>]) -> Vec<Deferred> {
     }
     rows.chunks(ROWS_PER_INSERT)
         .map(|chunk| {
-            let values: Vec<String> = (0..chunk.len())
-                .map(|i| {
-                    let b = i * 4;
-                    format!("(${}, ${}, ${}, ${})", b + 1, b + 2, b + 3, b + 4)
-                })
-                .collect();
-            let sql = format!(
-                "INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES {}",
-                values.join(", ")
-            );
+            let sql = insert_sql(chunk.len());
             let binds = chunk
                 .iter()
                 .flat_map(|(doc, word)| {

@@ -4,12 +4,14 @@
 //! values of the pieces before it, so the text depends only on the pieces'
 //! shapes and stays in sqlx's statement cache; with literals (PostgreSQL's
 //! simple query, which takes no parameters), each `$N` becomes its value's
-//! literal.
+//! literal, or the statement runs by name when every connection prepared it
+//! ([`Prepared`]).
 
 use sqlx::any::AnyRow;
 use sqlx::AnyConnection;
 
 use super::dialect::literal;
+use super::prepared::Prepared;
 
 /// One value of a deferred statement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,7 +34,7 @@ impl Value {
     }
 
     /// The value as a PostgreSQL literal.
-    fn literal(&self) -> String {
+    pub(super) fn literal(&self) -> String {
         match self {
             Value::Text(t) => literal(t),
             Value::Null => "NULL".to_string(),
@@ -83,18 +85,22 @@ impl Deferred {
 
 /// Several statements for one round trip.
 #[derive(Debug)]
-pub(crate) struct Batch {
+pub(crate) struct Batch<'p> {
     /// Bound values (`true`) or literals in the text (`false`).
     binds: bool,
+    /// With literals: the statements every connection prepared.
+    prepared: Option<&'p Prepared>,
     sql: String,
     values: Vec<Value>,
 }
 
-impl Batch {
-    /// An empty batch, binding its values or writing them as literals.
-    pub(crate) fn new(binds: bool) -> Batch {
+impl<'p> Batch<'p> {
+    /// An empty batch, binding its values or writing them as literals (then
+    /// running a statement of `prepared` by name).
+    pub(crate) fn new(binds: bool, prepared: Option<&'p Prepared>) -> Batch<'p> {
         Batch {
             binds,
+            prepared,
             sql: String::new(),
             values: Vec::new(),
         }
@@ -105,7 +111,13 @@ impl Batch {
         if !self.sql.is_empty() {
             self.sql.push_str("; ");
         }
-        if values.is_empty() {
+        let by_name = match self.binds {
+            true => None,
+            false => self.prepared.and_then(|p| p.execute(sql, values)),
+        };
+        if let Some(execute) = by_name {
+            self.sql.push_str(&execute);
+        } else if values.is_empty() {
             self.sql.push_str(sql);
         } else if self.binds {
             let offset = self.values.len();
@@ -207,7 +219,7 @@ mod tests {
 
     #[test]
     fn bound_batches_number_every_statement_after_the_ones_before() {
-        let mut b = Batch::new(true);
+        let mut b = Batch::new(true, None);
         b.push("BEGIN IMMEDIATE", &[]);
         b.push(
             "INSERT INTO t VALUES ($1, $2)",
@@ -228,7 +240,7 @@ mod tests {
 
     #[test]
     fn literal_batches_carry_their_values_in_the_text() {
-        let mut b = Batch::new(false);
+        let mut b = Batch::new(false, None);
         b.push(
             "INSERT INTO t VALUES ($1, $2, $3, $10)",
             &[Value::text("it's $2"), Value::text("a\\b"), Value::Null],

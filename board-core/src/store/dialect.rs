@@ -70,7 +70,10 @@ impl Backend {
     /// lock. SQLite: `BEGIN IMMEDIATE; UPDATE … RETURNING …` with bound
     /// values, one text per lock shape, kept prepared by sqlx. PostgreSQL:
     /// `BEGIN; UPDATE …` as one simple query with the ids as literals (the
-    /// extended protocol takes one statement), parsed and planned each time.
+    /// extended protocol takes one statement); the lock statement (and the
+    /// hot reads sent with it) run by name, `EXECUTE name(…)`, prepared by
+    /// every connection ([`Backend::prepared`]), so they are not parsed and
+    /// planned each time.
     pub(crate) fn fuses_begin_with_lock(self) -> bool {
         match self {
             Backend::Sqlite => true,
@@ -195,6 +198,23 @@ impl Backend {
         match self {
             Backend::Sqlite => true,
             Backend::Postgres => false,
+        }
+    }
+
+    /// PostgreSQL: the two statements that append one event, each without
+    /// literals in its text so that every connection prepares them
+    /// ([`super::prepared`]): the transaction's xid taken first, then the row
+    /// with its seq (the order [`Backend::commit_statement`] explains), its
+    /// values `$1`…`$4` in the order of `OutboxRow::values`. SQLite: none (its
+    /// statements are bound and kept prepared by sqlx).
+    pub(crate) fn one_event_statements(self) -> Option<[&'static str; 2]> {
+        match self {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some([
+                "SELECT pg_current_xact_id() IS NOT NULL",
+                "INSERT INTO events (seq, workspace_id, type, at, data) \
+                 VALUES (nextval('events_seq'), $1, $2, $3, $4)",
+            ]),
         }
     }
 

@@ -10,19 +10,41 @@ mod batch;
 mod checkpoint;
 mod dialect;
 mod outbox;
+mod prepared;
 mod tx;
 
 use std::str::FromStr;
 use std::time::Duration;
 
 use sqlx::any::AnyPoolOptions;
-use sqlx::{AnyPool, Connection, Executor};
+use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 
 use crate::error::{Error, Result};
 
 pub(crate) use batch::{Deferred, Value};
 pub(crate) use outbox::{OnCommit, OutboxRow};
+pub(crate) use prepared::Prepared;
 pub(crate) use tx::{Lock, WriteQueue, WriteTx};
+
+impl Backend {
+    /// The statements every connection prepares (PostgreSQL; none on SQLite,
+    /// whose batches bind their values): `texts`, the crate's hot fused and
+    /// deferred statements, with the store's own (the locks, one event).
+    pub(crate) fn prepared(self, texts: Vec<String>) -> Prepared {
+        if self.binds_batch_values() {
+            return Prepared::default();
+        }
+        let mut all = tx::lock_statements(self);
+        all.extend(
+            self.one_event_statements()
+                .into_iter()
+                .flatten()
+                .map(String::from),
+        );
+        all.extend(texts);
+        Prepared::new(all)
+    }
+}
 
 /// Which database engine a [`crate::Board`] talks to, read from the URL scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +77,7 @@ pub(crate) async fn connect(
     max_connections: u32,
     acquire_timeout: Duration,
     create_missing: bool,
+    prepared: &Prepared,
 ) -> Result<(AnyPool, Backend)> {
     sqlx::any::install_default_drivers();
     let backend = Backend::from_url(url)?;
@@ -63,24 +86,50 @@ pub(crate) async fn connect(
     } else {
         url.to_string()
     };
+    let statements = prepared.setup_sql();
+    if !statements.is_empty() {
+        // `PREPARE` needs the tables: migrate on a connection of its own
+        // before the pool's connections prepare.
+        let mut conn = AnyConnection::connect(&url).await?;
+        conn.execute(sqlx::AssertSqlSafe(backend.connection_setup()))
+            .await?;
+        migrate(backend, &mut conn).await?;
+        conn.close().await?;
+    }
+    // A new connection's set-up and its prepared statements, in one round trip.
+    let setup: std::sync::Arc<str> = match statements.is_empty() {
+        true => backend.connection_setup().into(),
+        false => format!("{}; {statements}", backend.connection_setup()).into(),
+    };
     let pool = AnyPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(acquire_timeout)
         .after_connect(move |conn, _| {
+            let setup = setup.clone();
             Box::pin(async move {
-                conn.execute(sqlx::AssertSqlSafe(backend.connection_setup()))
-                    .await?;
+                conn.execute(sqlx::AssertSqlSafe(setup.to_string())).await?;
                 Ok(())
             })
         })
         .connect(&url)
         .await?;
+    if statements.is_empty() {
+        migrate(backend, &pool).await?;
+    }
+    Ok((pool, backend))
+}
+
+/// Runs the migrations of `backend` on `conn` (a pool or one connection).
+async fn migrate<'a, A>(backend: Backend, conn: A) -> Result<()>
+where
+    A: sqlx::Acquire<'a, Database = sqlx::Any>,
+    <A::Connection as std::ops::Deref>::Target: sqlx::migrate::Migrate,
+{
     backend
         .migrator()
-        .run(&pool)
+        .run(conn)
         .await
-        .map_err(|e| Error::Config(format!("migration failed: {e}")))?;
-    Ok((pool, backend))
+        .map_err(|e| Error::Config(format!("migration failed: {e}")))
 }
 
 /// Creates the SQLite file and folder when missing (or, without

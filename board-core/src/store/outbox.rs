@@ -5,6 +5,7 @@
 use sqlx::AnyConnection;
 
 use super::batch::{Batch, Deferred, Value};
+use super::prepared::Prepared;
 use super::Backend;
 use crate::ids::WorkspaceId;
 use crate::time::Timestamp;
@@ -55,17 +56,18 @@ pub(crate) async fn commit(
     backend: Backend,
     deferred: &[Deferred],
     rows: &[OutboxRow],
+    prepared: &Prepared,
     conn: &mut AnyConnection,
 ) -> std::result::Result<(), sqlx::Error> {
     let binds = backend.binds_batch_values();
-    let mut batch = Batch::new(binds);
+    let mut batch = Batch::new(binds, Some(prepared));
     for d in deferred {
         batch.push(&d.sql, &d.values);
     }
     let mut last = rows;
     if binds && rows.len() > ROWS_PER_STATEMENT {
         if !batch.is_empty() {
-            std::mem::replace(&mut batch, Batch::new(binds))
+            std::mem::replace(&mut batch, Batch::new(binds, Some(prepared)))
                 .fetch_all(&mut *conn)
                 .await?;
         }
@@ -80,6 +82,15 @@ pub(crate) async fn commit(
                 .execute(&mut *conn)
                 .await?;
         }
+    }
+    if let (Some([xid, insert]), [row]) = (backend.one_event_statements(), last) {
+        // PostgreSQL, one event: its prepared statements, by name.
+        let values: Vec<Value> = row.values().map(Value::text).into();
+        batch.push(xid, &[]);
+        batch.push(insert, &values);
+        batch.push("COMMIT", &[]);
+        batch.fetch_all(conn).await?;
+        return Ok(());
     }
     let values: Vec<Value> = match binds {
         true => last

@@ -10,6 +10,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 use super::batch::{Batch, Deferred, Value};
 use super::checkpoint::Commits;
 use super::outbox::{self, OnCommit, OutboxRow};
+use super::prepared::Prepared;
 use super::Backend;
 use crate::error::{Error, Result};
 use crate::ids::{CardId, ColumnId, ColumnSetId, WebhookId, WorkspaceId};
@@ -54,6 +55,8 @@ pub(crate) struct WriteTx {
     /// Whether `BEGIN` was sent: a transaction opened by
     /// [`WriteTx::begin_at_commit`] sends it with its commit.
     begun: bool,
+    /// PostgreSQL: what every connection prepared, run by name in batches.
+    prepared: Arc<Prepared>,
 }
 
 /// The queue of this process's SQLite writers.
@@ -72,14 +75,18 @@ pub(crate) struct WriteTx {
 pub(crate) struct WriteQueue {
     turn: Arc<Mutex<()>>,
     commits: Arc<Commits>,
+    /// The statements every connection of the pool prepared ([`Prepared`]).
+    prepared: Arc<Prepared>,
 }
 
 impl WriteQueue {
-    /// An empty queue; for SQLite, with the checkpoint task of `pool` started.
-    pub(crate) fn new(pool: &AnyPool, backend: Backend) -> WriteQueue {
+    /// An empty queue for a pool whose connections prepared `prepared`; for
+    /// SQLite, with the checkpoint task of `pool` started.
+    pub(crate) fn new(pool: &AnyPool, backend: Backend, prepared: Arc<Prepared>) -> WriteQueue {
         let queue = WriteQueue {
             turn: Arc::default(),
             commits: Arc::new(Commits::new()),
+            prepared,
         };
         if backend.is_embedded() {
             super::checkpoint::spawn(pool.clone(), &queue.commits, queue.turn.clone());
@@ -198,6 +205,7 @@ impl WriteTx {
             deferred: Vec::new(),
             on_commit,
             begun: false,
+            prepared: queue.prepared.clone(),
         })
     }
 
@@ -230,7 +238,8 @@ impl WriteTx {
         tx.begun = true;
         tx.held = lock.rank();
         let (sql, ids, key) = lock_statement(backend, lock);
-        let mut batch = Batch::new(backend.binds_batch_values());
+        let prepared = tx.prepared.clone();
+        let mut batch = Batch::new(backend.binds_batch_values(), Some(&prepared));
         batch.push(backend.begin_write(), &[]);
         let values: Vec<Value> = ids.iter().map(Value::text).collect();
         batch.push(&sql, &values);
@@ -359,7 +368,7 @@ impl WriteTx {
             self.begun = true;
         }
         let mut tx = self.tx.take().expect("an open transaction");
-        let sent = outbox::commit(self.backend, &deferred, &events, &mut tx).await;
+        let sent = outbox::commit(self.backend, &deferred, &events, &self.prepared, &mut tx).await;
         if let Err(e) = sent {
             // Rolled back by `Drop`, before the next writer's turn.
             self.tx = Some(tx);
@@ -380,6 +389,30 @@ impl WriteTx {
 /// The column of a lock's row that holds the version it had: named so that a
 /// read sent with the lock never answers rows that look like the lock's.
 const LOCKED_VERSION: &str = "locked_version";
+
+/// The texts of the lock statements a write may fuse with its `BEGIN`: one
+/// row of each kind, and two column sets (a card's set and its set in
+/// effect), for the statements every connection prepares.
+pub(crate) fn lock_statements(backend: Backend) -> Vec<String> {
+    let ws = WorkspaceId::from_db("w".into());
+    let sets = [
+        ColumnSetId::from_db("a".into()),
+        ColumnSetId::from_db("b".into()),
+    ];
+    let card = CardId::from_db("c".into());
+    let hook = WebhookId::from_db("h".into());
+    [
+        Lock::Workspace(&ws),
+        Lock::Settings(&ws),
+        Lock::ColumnSet(&sets[0]),
+        Lock::ColumnSets(&sets),
+        Lock::Card(&card),
+        Lock::Webhook(&hook),
+    ]
+    .into_iter()
+    .map(|lock| lock_statement(backend, lock).0)
+    .collect()
+}
 
 /// The statement of `lock` (see [`WriteTx::lock`]), the ids its `$1`, `$2`, …
 /// bind (sorted), and the key column it returns.
