@@ -212,6 +212,13 @@ const CARD_TAG: &str = "card";
 pub(crate) const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
      k.title, k.position, k.created_at, k.updated_at, k.created_by, k.archived_at";
 
+/// A move to the end of another column, deferred to the commit: the card
+/// `$1` into column `$2` at position `$5` (read under the set's lock), at
+/// `$3`, titled `$4`, one more history entry.
+pub(crate) const MOVE_TO_END_SQL: &str =
+    "UPDATE cards SET column_id = $2, updated_at = $3, title = $4, \
+     history_seq = history_seq + 1, position = CAST($5 AS BIGINT) WHERE id = $1";
+
 /// A card's columns as the wire type reads them, written once.
 macro_rules! card_columns {
     () => {
@@ -465,6 +472,30 @@ impl Board {
             tx.commit().await?;
             return Ok(card);
         }
+        if let (Some(to), None, Some(_)) = (&target, &spot, &names) {
+            // A move to the target's end: every value of the moved card is
+            // known (the end was read with the card, under the set's lock,
+            // which every write of a position in the set holds, so no other
+            // card takes it), and its UPDATE goes with the commit.
+            let moved = Card {
+                column_id: to.clone(),
+                title: title.unwrap_or_else(|| card.title.clone()),
+                position: row.try_get("to_end")?,
+                updated_at: at,
+                ..card.clone()
+            };
+            tx.defer(Deferred::new(
+                MOVE_TO_END_SQL,
+                vec![
+                    store::Value::text(id),
+                    store::Value::text(to),
+                    store::Value::text(&moved.updated_at),
+                    store::Value::text(&moved.title),
+                    store::Value::text(moved.position.to_string()),
+                ],
+            ));
+            return self.moved(tx, actor, card, moved, names, None).await;
+        }
         // The move, the rename and the history counter in one statement.
         let sql = format!(
             "UPDATE cards SET column_id = $2, updated_at = $3, title = COALESCE($4, title), \
@@ -483,6 +514,22 @@ impl Board {
             .fetch_one(&mut *tx)
             .await
             .map_err(order::position_taken)?;
+        self.moved(tx, actor, card, moved, names, spot).await
+    }
+
+    /// The rest of a move of `card` (as read under the lock) to `moved`: its
+    /// history entry (when it changed columns: `names`), its title's words when
+    /// renamed, the cards a placement renumbered, the event and the commit.
+    async fn moved(
+        &self,
+        mut tx: WriteTx,
+        actor: &Actor,
+        card: Card,
+        moved: Card,
+        names: Option<(String, String)>,
+        spot: Option<Spot>,
+    ) -> Result<Card> {
+        let id = &moved.id;
         if let Some((to_name, from_name)) = names {
             history::record(&mut tx, actor, id, Some(&from_name), &to_name);
         }
@@ -491,7 +538,7 @@ impl Board {
             index::defer_write(&mut tx, doc, true);
         }
         if let Some(spot) = spot {
-            repositioned(&mut tx, actor, &moved.workspace_id, column, &spot);
+            repositioned(&mut tx, actor, &moved.workspace_id, &moved.column_id, &spot);
         }
         let from = [("fromColumnId", serde_json::json!(card.column_id))];
         tx.emit(Change::new(
@@ -704,7 +751,9 @@ pub(crate) fn card_read_sql(target: bool) -> String {
         true => format!(
             "SELECT {CARD_COLUMNS}, c.set_id AS current_set, \
                     (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
-                    c.name AS from_name, {} \
+                    c.name AS from_name, {}, \
+                    (SELECT COALESCE(MAX(e.position), 0) + {SPACING} FROM cards e \
+                     WHERE e.column_id = $2) AS to_end \
              FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
             wip::room_sql("$2")
         ),

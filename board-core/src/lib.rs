@@ -672,7 +672,8 @@ mod tests {
 }
 
 /// The statements of the hot writes that a batch sends with literals on
-/// PostgreSQL (a card write's re-read, a new card's column, a history entry,
+/// PostgreSQL (a card write's re-read, a move to a column's end, a new card's
+/// column, a history entry,
 /// a new comment, the words of up to 16 distinct terms, a document's words
 /// removed), which every connection prepares so that they run by name
 /// ([`store::Backend::prepared`] adds the locks and the event).
@@ -680,6 +681,7 @@ fn hot_statements(backend: store::Backend) -> Vec<String> {
     let mut texts = vec![
         cards::card_read_sql(false),
         cards::card_read_sql(true),
+        cards::MOVE_TO_END_SQL.to_string(),
         cards::column_read_sql(false),
         cards::column_read_sql(true),
         history::ENTRY_SQL.to_string(),

@@ -342,4 +342,47 @@ on_both_backends! {
         let col = app.columns().await.into_iter().find(|c| c["id"] == now.body["columnId"]).unwrap();
         assert_eq!(col["name"], last);
     }
+
+    async fn racing_moves_into_one_column_each_get_their_own_end(backend) {
+        const CARDS: usize = 24;
+        let app = Arc::new(common::spawn_app(backend).await);
+        let to = app.columns().await[1]["id"].as_str().unwrap().to_string();
+        let mut paths = Vec::new();
+        for i in 0..CARDS {
+            paths.push(format!("/api/cards/{}", id(&app.card(&format!("mover {i}")).await)));
+        }
+        let barrier = Arc::new(Barrier::new(CARDS));
+        let mut tasks = Vec::new();
+        for path in paths.clone() {
+            let (app, to, barrier) = (app.clone(), to.clone(), barrier.clone());
+            tasks.push(tokio::spawn(async move {
+                assert_eq!(app.call("GET", &path, None).await.status, 200);
+                barrier.wait().await;
+                app.call("PATCH", &path, Some(json!({"columnId": to}))).await
+            }));
+        }
+        // Each move answers the place it took: a position of its own, the
+        // card's stored one, below every card moved in before it.
+        let mut answered = Vec::new();
+        for t in tasks {
+            let r = t.await.unwrap();
+            assert_eq!(r.status, 200, "a racing move failed: {:?}", r.body);
+            assert_eq!(r.body["columnId"], to.as_str());
+            let stored = app.call("GET", &format!("/api/cards/{}", id(&r.body)), None).await;
+            assert_eq!(stored.body["position"], r.body["position"], "{:?}", r.body);
+            answered.push(r.body["position"].as_i64().unwrap());
+        }
+        answered.sort_unstable();
+        answered.dedup();
+        assert_eq!(answered.len(), CARDS, "two moves took one position");
+        let board = app.call("GET", &format!("/api/board?tenant={}", app.tenant), None).await;
+        let column = board.body["columns"].as_array().unwrap().iter().find(|c| c["id"] == to.as_str()).unwrap();
+        let positions: Vec<i64> = column["cards"].as_array().unwrap().iter().map(|c| c["position"].as_i64().unwrap()).collect();
+        assert_eq!(positions, answered, "the board lists the moved cards by position");
+        // Every move wrote its one entry.
+        for path in paths {
+            let h = app.call("GET", &format!("{path}/history"), None).await;
+            assert_eq!(h.body.as_array().unwrap().len(), 2, "{:?}", h.body);
+        }
+    }
 }
