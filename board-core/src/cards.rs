@@ -416,7 +416,14 @@ impl Board {
     ) -> Result<Card> {
         let place = self.place_card(actor, id, Role::Member).await?;
         let patch = input.into().open()?;
-        let (mut tx, card, _, row) = self.write_card(place, patch.column_id.as_ref()).await?;
+        let (mut tx, card, _, row) = match (&patch.column_id, &patch.placement) {
+            // A move to a column's end locks that column alone.
+            (Some(to), None) => match self.write_card_move(place, to).await? {
+                Ok(opened) => opened,
+                Err(place) => self.write_card(place, Some(to)).await?,
+            },
+            (to, _) => self.write_card(place, to.as_ref()).await?,
+        };
         cond.check(
             || ETag::of_payload(CARD_TAG, &card),
             "the card changed since it was read",
@@ -720,6 +727,47 @@ impl Board {
                 .await?;
         }
     }
+
+    /// Opens the move of a card to the end of `target` (or a rename in it):
+    /// locks the target column alone, its sets shared ([`Lock::ColumnIn`]), so
+    /// that moves into different columns of a board commit at once, then
+    /// re-reads the card locked (PostgreSQL `FOR NO KEY UPDATE`) with what the
+    /// move decides on, in the lock's round trip, as [`Board::write_card`]
+    /// does. A target that is no column gives the place back
+    /// (`Err`): [`Board::write_card`] then refuses it as every write does.
+    ///
+    /// Why the source column needs no lock: every other write of a card's
+    /// place or of a column holds its sets' lock, which waits for this one;
+    /// other moves to an end only add below their own target's end. So the
+    /// cards leaving a column are seen by no decision but their own.
+    pub(crate) async fn write_card_move(
+        &self,
+        mut place: Place,
+        target: &ColumnId,
+    ) -> Result<std::result::Result<(WriteTx, Card, ColumnSetId, AnyRow), Place>> {
+        loop {
+            let mut read = card_read(&place, Some(target));
+            read.sql = card_move_read_sql(self.backend);
+            let lock = Lock::ColumnIn {
+                sets: &place.sets,
+                column: target,
+            };
+            let (tx, _, rows) = match self.write_reading(lock, Some(&read)).await {
+                Err(Error::NotFound("column")) => return Ok(Err(place)),
+                other => other?,
+            };
+            let row = rows.into_iter().next().ok_or(Error::NotFound("card"))?;
+            let set: ColumnSetId = row.try_get("current_set")?;
+            if place.sets.contains(&set) {
+                let [_, effect] = place.sets;
+                return Ok(Ok((tx, Card::from_row(&row)?, effect, row)));
+            }
+            drop(tx);
+            place = self
+                .place_card(&Actor::Operator, &place.card.id, Role::Viewer)
+                .await?;
+        }
+    }
 }
 
 /// The read of a card under its sets' lock: the card and its column's set;
@@ -739,6 +787,25 @@ fn card_read(place: &Place, target: Option<&ColumnId>) -> Deferred {
             ],
         ),
     }
+}
+
+/// The text of [`card_read`] with a target column, the card's row locked
+/// for a move made under its target column's lock ([`Board::write_card_move`]).
+/// Its column is read by sub-selects, not a join: PostgreSQL re-reads a row it
+/// waited for, and re-evaluates the select list on the new row, where a join
+/// would still test it against the column it left (and answer no row).
+pub(crate) fn card_move_read_sql(backend: store::Backend) -> String {
+    format!(
+        "SELECT {CARD_COLUMNS}, \
+                (SELECT c.set_id FROM columns c WHERE c.id = k.column_id) AS current_set, \
+                (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
+                (SELECT c.name FROM columns c WHERE c.id = k.column_id) AS from_name, {}, \
+                (SELECT COALESCE(MAX(e.position), 0) + {SPACING} FROM cards e \
+                 WHERE e.column_id = $2) AS to_end \
+         FROM cards k WHERE k.id = $1{}",
+        wip::room_sql("$2"),
+        backend.card_lock_suffix()
+    )
 }
 
 /// The text of [`card_read`], with or without a target column.

@@ -681,6 +681,7 @@ fn hot_statements(backend: store::Backend) -> Vec<String> {
     let mut texts = vec![
         cards::card_read_sql(false),
         cards::card_read_sql(true),
+        cards::card_move_read_sql(backend),
         cards::MOVE_TO_END_SQL.to_string(),
         cards::column_read_sql(false),
         cards::column_read_sql(true),

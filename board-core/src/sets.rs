@@ -29,14 +29,16 @@ impl Board {
     }
 
     /// [`Board::set_in_effect`] and, in the same statement, the versions that
-    /// tag the board of that set (contract §22): the set's and the settings'.
+    /// tag the board of that set (contract §22): the set's, the settings' and
+    /// the sum of its columns' (a move to a column's end advances only its
+    /// target column's version).
     pub(crate) async fn set_in_effect_versioned<'e, E>(
         &self,
         exec: E,
         ws: &WorkspaceId,
         project: Option<&str>,
         field: &str,
-    ) -> Result<(ColumnSetId, [i64; 2])>
+    ) -> Result<(ColumnSetId, [i64; 3])>
     where
         E: Executor<'e, Database = Any>,
     {
@@ -55,7 +57,7 @@ impl Board {
         project: Option<&str>,
         field: &str,
         min: Role,
-    ) -> Result<(ColumnSetId, [i64; 2])> {
+    ) -> Result<(ColumnSetId, [i64; 3])> {
         let sql = format!(
             "{} {}",
             set_row_select(&format!(", {TOKEN_COLUMNS}{}", versions_sql())),
@@ -74,12 +76,17 @@ impl Board {
 }
 
 /// The versions that tag the board of the set in effect (`$1` the workspace,
-/// `$2` the project): the set's and the settings'.
+/// `$2` the project): the set's, the settings' and the sum of the set's
+/// columns' versions. Each only grows while the set's version stays (a column
+/// is deleted only under the set's lock, which advances the set's version), so
+/// the three never return to a value a client saw before a change.
 fn versions_sql() -> String {
+    let set = effect_set_sql("$1", "$2");
     format!(
-        ", (SELECT version FROM column_sets v WHERE v.id = {}) AS set_version, \
-         (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version",
-        effect_set_sql("$1", "$2")
+        ", (SELECT version FROM column_sets v WHERE v.id = {set}) AS set_version, \
+         (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version, \
+         (SELECT CAST(COALESCE(SUM(cv.version), 0) AS BIGINT) FROM columns cv \
+          WHERE cv.set_id = {set}) AS columns_version"
     )
 }
 
@@ -89,15 +96,17 @@ fn versioned_effect_of(
     row: &AnyRow,
     project: Option<&str>,
     field: &str,
-) -> Result<(ColumnSetId, [i64; 2])> {
+) -> Result<(ColumnSetId, [i64; 3])> {
     let set = effect_of(row, project, field)?;
     let set_version: Option<i64> = row.try_get("set_version")?;
     let settings_version: Option<i64> = row.try_get("settings_version")?;
+    let columns_version: Option<i64> = row.try_get("columns_version")?;
     Ok((
         set,
         [
             set_version.unwrap_or_default(),
             settings_version.unwrap_or_default(),
+            columns_version.unwrap_or_default(),
         ],
     ))
 }

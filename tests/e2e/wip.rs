@@ -296,4 +296,62 @@ on_both_backends! {
         let bases = [app.base.clone(), second.base.clone()];
         testkit::wip::race_moves(app.clone(), &bases, &todo, &doing, 24, 3).await;
     }
+
+    // Moves to a column's end lock that column alone and share the set; a
+    // column deletion with MOVE locks the set: the two wait for each other, so
+    // the cards moved in never land beside the deleted column's on one
+    // position, nor past the limit.
+    async fn racing_moves_and_a_deletion_moving_into_one_column_keep_its_limit(backend) {
+        let app = Arc::new(common::spawn_app(backend).await);
+        let [todo, doing, _] = columns(&app).await;
+        mode(&app, "HARD").await;
+        for round in 0..4 {
+            let body = json!({"tenantId": app.tenant, "name": format!("Review {round}")});
+            let review = id(&app.call("POST", "/api/columns", Some(body)).await.body);
+            for t in ["r1", "r2"] {
+                assert_eq!(create_in(&app, &review, t).await.status, 201);
+            }
+            let mut movers = Vec::new();
+            for i in 0..12 {
+                movers.push(id(&create_in(&app, &todo, &format!("m{round}.{i}")).await.body));
+            }
+            let held = app.column_order(&doing).await.len();
+            let limit = held + 6;
+            set_limit(&app, &doing, json!(limit)).await;
+            let barrier = Arc::new(tokio::sync::Barrier::new(movers.len() + 1));
+            let mut tasks = Vec::new();
+            for card in movers {
+                let (app, doing, barrier) = (app.clone(), doing.clone(), barrier.clone());
+                tasks.push(tokio::spawn(async move {
+                    barrier.wait().await;
+                    patch(&app, &card, json!({"columnId": doing})).await
+                }));
+            }
+            let deletion = {
+                let (app, doing, barrier) = (app.clone(), doing.clone(), barrier.clone());
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    let del = json!({"cards": "MOVE", "targetColumnId": doing});
+                    app.call("DELETE", &format!("/api/columns/{review}"), Some(del)).await
+                })
+            };
+            let mut added = 0;
+            for t in tasks {
+                let r = t.await.unwrap();
+                match r.status {
+                    200 => added += 1,
+                    _ => assert_wip_limit(&r, "Doing", limit as u64),
+                }
+            }
+            let r = deletion.await.unwrap();
+            match r.status {
+                200 => added += 2,
+                _ => assert_wip_limit(&r, "Doing", limit as u64),
+            }
+            let now = app.column_order(&doing).await.len();
+            assert_eq!(now, held + added, "round {round}: every accepted change landed");
+            assert!(now <= limit, "round {round}: {now} cards in a column limited to {limit}");
+            assert_eq!(added, 6, "round {round}: twelve movers fill the room the limit leaves");
+        }
+    }
 }

@@ -129,6 +129,17 @@ pub(crate) enum Lock<'a> {
     /// Several column sets, locked in id order (a card's current set and its set
     /// in effect).
     ColumnSets(&'a [ColumnSetId]),
+    /// One column, for a card moved to its end: the column's row (its end and
+    /// its WIP count), after its `sets` shared (PostgreSQL `FOR SHARE`, taken
+    /// first, in id order), so that moves into different columns of one set
+    /// run at once while every writer of `ColumnSet(s)` waits for them and
+    /// they for it. Advances the column's version, not the sets'.
+    ColumnIn {
+        /// The sets shared: the card's current set and its set in effect.
+        sets: &'a [ColumnSetId],
+        /// The column locked.
+        column: &'a ColumnId,
+    },
     /// A card row: its comments and attachments (a plain new comment takes
     /// no lock: [`WriteTx::begin_at_commit`]).
     Card(&'a CardId),
@@ -140,7 +151,7 @@ impl Lock<'_> {
     fn rank(&self) -> u8 {
         match self {
             Lock::Workspace(_) | Lock::Settings(_) => 0,
-            Lock::ColumnSet(_) | Lock::ColumnSets(_) => 1,
+            Lock::ColumnSet(_) | Lock::ColumnSets(_) | Lock::ColumnIn { .. } => 1,
             Lock::Card(_) => 2,
             Lock::Webhook(_) => 3,
         }
@@ -153,6 +164,7 @@ impl Lock<'_> {
             // A body's tenantId that names no workspace is 403, never 404.
             Lock::Settings(_) => Error::not_reached(),
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
+            Lock::ColumnIn { .. } => Error::NotFound("column"),
             Lock::Card(_) => Error::NotFound("card"),
             Lock::Webhook(_) => Error::NotFound("webhook"),
         }
@@ -392,7 +404,8 @@ const LOCKED_VERSION: &str = "locked_version";
 
 /// The texts of the lock statements a write may fuse with its `BEGIN`: one
 /// row of each kind, and two column sets (a card's set and its set in
-/// effect), for the statements every connection prepares.
+/// effect), or a column with one or two sets shared, for the statements every
+/// connection prepares.
 pub(crate) fn lock_statements(backend: Backend) -> Vec<String> {
     let ws = WorkspaceId::from_db("w".into());
     let sets = [
@@ -401,11 +414,20 @@ pub(crate) fn lock_statements(backend: Backend) -> Vec<String> {
     ];
     let card = CardId::from_db("c".into());
     let hook = WebhookId::from_db("h".into());
+    let column = ColumnId::from_db("k".into());
     [
         Lock::Workspace(&ws),
         Lock::Settings(&ws),
         Lock::ColumnSet(&sets[0]),
         Lock::ColumnSets(&sets),
+        Lock::ColumnIn {
+            sets: &sets[..1],
+            column: &column,
+        },
+        Lock::ColumnIn {
+            sets: &sets,
+            column: &column,
+        },
         Lock::Card(&card),
         Lock::Webhook(&hook),
     ]
@@ -430,6 +452,7 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>
         }
         Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
         Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
+        Lock::ColumnIn { sets, column } => return column_in_statement(backend, sets, column),
     };
     let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
     // PostgreSQL locks the rows in the order the inner SELECT returns them
@@ -445,10 +468,42 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>
     (sql, ids, key)
 }
 
+/// The statement of [`Lock::ColumnIn`]: `$1` the column, then its sets,
+/// sorted. PostgreSQL evaluates the sets' sub-select (an init plan, run once)
+/// when it first tests the column's row, before it locks that row: sets
+/// first, then the column, the order every writer takes them in.
+fn column_in_statement<'a>(
+    backend: Backend,
+    sets: &'a [ColumnSetId],
+    column: &'a ColumnId,
+) -> (String, Vec<&'a str>, &'static str) {
+    let mut shared: Vec<&str> = sets.iter().map(AsRef::as_ref).collect();
+    shared.sort_unstable();
+    shared.dedup();
+    let placeholders: Vec<String> = (2..=shared.len() + 1).map(|i| format!("${i}")).collect();
+    let sql = format!(
+        "UPDATE columns SET version = version + 1 WHERE id IN \
+         (SELECT id FROM columns WHERE id = $1 AND EXISTS \
+          (SELECT 1 FROM (SELECT id FROM column_sets WHERE id IN ({}) ORDER BY id{}) s){}) \
+         RETURNING id, version - 1 AS {LOCKED_VERSION}",
+        placeholders.join(", "),
+        backend.shared_row_lock_suffix(),
+        backend.row_lock_suffix(),
+    );
+    let mut ids = vec![column.as_ref()];
+    ids.extend(shared);
+    (sql, ids, "id")
+}
+
 /// The version the first of `ids` had before the lock's statement advanced
 /// it; a row missing from `rows` is the lock's not-found error.
 fn locked_version(rows: &[AnyRow], ids: &[&str], key: &str, lock: Lock<'_>) -> Result<i64> {
-    if rows.len() != ids.len() {
+    // A column's lock answers the column's row alone, its sets being shared.
+    let expected = match lock {
+        Lock::ColumnIn { .. } => 1,
+        _ => ids.len(),
+    };
+    if rows.len() != expected {
         return Err(lock.missing());
     }
     let first = rows.iter().find_map(|r| {
