@@ -258,6 +258,34 @@ async fn main() {
             .await
         };
         println!("{}", moves.line("PATCH /api/cards/[id] (move), 64 cards"));
+
+        // The same moves, but the cards start spread over the columns, so the
+        // moves in flight at once go to every column (above, each round of 64
+        // sends every card to one column: the 32 moves in flight all target it).
+        let spread = spread_cards(&http, &base, &token, &tenant, &column_ids).await;
+        let moves = {
+            let (http, base, token) = (http.clone(), base.clone(), token.clone());
+            let column_ids = column_ids.clone();
+            load(WRITES, move |i| {
+                let (http, base, token) = (http.clone(), base.clone(), token.clone());
+                let (c, round) = (i % spread.len(), i / spread.len());
+                let card = spread[c].clone();
+                let to = column_ids[(c + round + 1) % column_ids.len()].clone();
+                async move {
+                    http.patch(format!("{base}/api/cards/{card}"))
+                        .bearer_auth(token.as_str())
+                        .json(&json!({ "columnId": to }))
+                        .send()
+                        .await
+                        .is_ok_and(|r| r.status().as_u16() == 200)
+                }
+            })
+            .await
+        };
+        println!(
+            "{}",
+            moves.line("  the same, the cards spread over the columns")
+        );
     }
 
     // 3. Column listing, beside a bare warp route.
@@ -400,6 +428,34 @@ async fn main() {
         );
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Creates 63 cards, card `c` in column `c % 3` (of `columns`), for moves
+/// whose targets are spread over the columns.
+async fn spread_cards(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    tenant: &str,
+    columns: &[String],
+) -> Arc<Vec<String>> {
+    let mut cards = Vec::new();
+    for c in 0..MOVE_CARDS - 1 {
+        let column = &columns[c % columns.len()];
+        let body = json!({"tenantId": tenant, "title": format!("spread {c}"), "columnId": column});
+        let card: Value = http
+            .post(format!("{base}/api/cards"))
+            .bearer_auth(token)
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        cards.push(card["id"].as_str().unwrap().to_string());
+    }
+    Arc::new(cards)
 }
 
 async fn get(http: &reqwest::Client, base: &str, token: &str, path: &str) -> Value {

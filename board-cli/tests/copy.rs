@@ -763,7 +763,8 @@ testkit::on_both_backends! {
 }
 
 /// Rewrites a format 3 export as format `version` (2 or 1) wrote it: without
-/// the migrations (0012 archive and search, 0013 webhooks, 0014 versions),
+/// the migrations (0012 archive and search, 0013 webhooks, 0014 versions,
+/// 0015 comment seqs, 0016 column versions),
 /// tables and columns added since, with new checksums.
 fn to_format(dir: &std::path::Path, version: u32) {
     use sha2::{Digest, Sha256};
@@ -774,7 +775,7 @@ fn to_format(dir: &std::path::Path, version: u32) {
         ("column_sets", "version"),
         ("cards", "version"),
     ];
-    let mut migrations = vec![12, 13, 14];
+    let mut migrations = vec![12, 13, 14, 15, 16];
     if version == 1 {
         added.extend([
             ("history", "actor_id"),
@@ -800,6 +801,7 @@ fn to_format(dir: &std::path::Path, version: u32) {
         "search_state",
         "webhooks",
         "webhook_deliveries",
+        "column_versions",
     ];
     let added_table = |t: &Value| added_tables.iter().any(|n| t["name"] == *n);
     for table in tables.iter().filter(|t| added_table(t)) {

@@ -77,16 +77,17 @@ impl Board {
 
 /// The versions that tag the board of the set in effect (`$1` the workspace,
 /// `$2` the project): the set's, the settings' and the sum of the set's
-/// columns' versions. Each only grows while the set's version stays (a column
-/// is deleted only under the set's lock, which advances the set's version), so
-/// the three never return to a value a client saw before a change.
+/// columns' versions (`column_versions`). Each only grows while the set's
+/// version stays (a column, and its version's row, is deleted only under the
+/// set's lock, which advances the set's version), so the three never return
+/// to a value a client saw before a change.
 fn versions_sql() -> String {
     let set = effect_set_sql("$1", "$2");
     format!(
         ", (SELECT version FROM column_sets v WHERE v.id = {set}) AS set_version, \
          (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version, \
-         (SELECT CAST(COALESCE(SUM(cv.version), 0) AS BIGINT) FROM columns cv \
-          WHERE cv.set_id = {set}) AS columns_version"
+         (SELECT CAST(COALESCE(SUM(cv.version), 0) AS BIGINT) FROM column_versions cv \
+          JOIN columns c2 ON c2.id = cv.column_id WHERE c2.set_id = {set}) AS columns_version"
     )
 }
 

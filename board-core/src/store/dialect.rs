@@ -103,6 +103,17 @@ impl Backend {
         }
     }
 
+    /// What follows a `SELECT` that keeps its rows from being deleted, or
+    /// their keys changed, for the transaction (PostgreSQL `FOR KEY SHARE`,
+    /// which waits for no other lock but a deletion's; SQLite already holds
+    /// the write lock).
+    pub(crate) fn key_share_suffix(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR KEY SHARE",
+        }
+    }
+
     /// What follows the read of a card that decides its move
     /// (PostgreSQL `FOR NO KEY UPDATE`: two moves of one card under
     /// different columns' locks read it one after the other; SQLite already

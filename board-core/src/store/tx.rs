@@ -129,11 +129,12 @@ pub(crate) enum Lock<'a> {
     /// Several column sets, locked in id order (a card's current set and its set
     /// in effect).
     ColumnSets(&'a [ColumnSetId]),
-    /// One column, for a card moved to its end: the column's row (its end and
-    /// its WIP count), after its `sets` shared (PostgreSQL `FOR SHARE`, taken
-    /// first, in id order), so that moves into different columns of one set
-    /// run at once while every writer of `ColumnSet(s)` waits for them and
-    /// they for it. Advances the column's version, not the sets'.
+    /// One column, for a card moved to its end: the column's row of
+    /// `column_versions` (its end and its WIP count), after its `sets` shared
+    /// (PostgreSQL `FOR SHARE`, taken first, in id order), so that moves into
+    /// different columns of one set run at once while every writer of
+    /// `ColumnSet(s)` waits for them and they for it. Advances the column's
+    /// version, not the sets'.
     ColumnIn {
         /// The sets shared: the card's current set and its set in effect.
         sets: &'a [ColumnSetId],
@@ -469,9 +470,14 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>
 }
 
 /// The statement of [`Lock::ColumnIn`]: `$1` the column, then its sets,
-/// sorted. PostgreSQL evaluates the sets' sub-select (an init plan, run once)
-/// when it first tests the column's row, before it locks that row: sets
-/// first, then the column, the order every writer takes them in.
+/// sorted. It shares the sets (PostgreSQL runs that uncorrelated sub-select
+/// once, before it reads the column), keeps the column from being deleted
+/// (`FOR KEY SHARE`, which a concurrent deletion's row makes skip: no row, the
+/// lock's not-found), then locks and advances the column's row of
+/// `column_versions` (inserted by its first lock): sets first, then the
+/// column, the order every writer takes them in. Nothing references
+/// `column_versions`, so no foreign-key check waits on its rows
+/// (migration 0016).
 fn column_in_statement<'a>(
     backend: Backend,
     sets: &'a [ColumnSetId],
@@ -482,13 +488,14 @@ fn column_in_statement<'a>(
     shared.dedup();
     let placeholders: Vec<String> = (2..=shared.len() + 1).map(|i| format!("${i}")).collect();
     let sql = format!(
-        "UPDATE columns SET version = version + 1 WHERE id IN \
-         (SELECT id FROM columns WHERE id = $1 AND EXISTS \
-          (SELECT 1 FROM (SELECT id FROM column_sets WHERE id IN ({}) ORDER BY id{}) s){}) \
-         RETURNING id, version - 1 AS {LOCKED_VERSION}",
+        "INSERT INTO column_versions (column_id, version) \
+         SELECT c.id, 1 FROM (SELECT id FROM columns WHERE id = $1 AND EXISTS \
+          (SELECT 1 FROM (SELECT id FROM column_sets WHERE id IN ({}) ORDER BY id{}) s){}) c \
+         WHERE TRUE ON CONFLICT (column_id) DO UPDATE SET version = column_versions.version + 1 \
+         RETURNING column_id AS id, version - 1 AS {LOCKED_VERSION}",
         placeholders.join(", "),
         backend.shared_row_lock_suffix(),
-        backend.row_lock_suffix(),
+        backend.key_share_suffix(),
     );
     let mut ids = vec![column.as_ref()];
     ids.extend(shared);

@@ -41,6 +41,7 @@ pub const TABLES: &[&str] = &[
     "tokens",
     "column_sets",
     "columns",
+    "column_versions",
     "cards",
     "card_archives",
     "history",

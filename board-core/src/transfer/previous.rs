@@ -1,8 +1,9 @@
 //! The export format versions an import reads: this build's, and the ones
 //! before it, whose exports lack what later migrations added: version 2 lacks
 //! archive and search (migration 0012, contract §19), webhooks (0013, §18) and
-//! the versions of conditional requests (0014, §22); version 1 also what
-//! migration 0011 added (contract §17).
+//! the versions of conditional requests (0014, §22), and what came later
+//! within format 3 (0015 comment seqs, 0016 column versions); version 1 also
+//! what migration 0011 added (contract §17).
 
 use super::Value;
 
@@ -29,14 +30,16 @@ const ADDED_IN_3: &[(&str, &str)] = &[
 
 /// The tables format version 3 added: an older export has no file for them,
 /// and they are imported empty (no card of such an export was archived, it
-/// had no webhook), but for the search index, which the import rebuilds from
-/// the cards and comments.
+/// had no webhook, its columns' versions start at none, migration 0016), but
+/// for the search index, which the import rebuilds from the cards and
+/// comments.
 const TABLES_ADDED_IN_3: &[&str] = &[
     "card_archives",
     "search_terms",
     "search_state",
     "webhooks",
     "webhook_deliveries",
+    "column_versions",
 ];
 
 /// What an export of one format version lacks of this build's schema.
@@ -61,12 +64,12 @@ impl Absent {
             2 => Some(Absent {
                 columns: &[ADDED_IN_3],
                 tables: TABLES_ADDED_IN_3,
-                migrations: &[12, 13, 14],
+                migrations: &[12, 13, 14, 15, 16],
             }),
             1 => Some(Absent {
                 columns: &[ADDED_IN_2, ADDED_IN_3],
                 tables: TABLES_ADDED_IN_3,
-                migrations: &[11, 12, 13, 14],
+                migrations: &[11, 12, 13, 14, 15, 16],
             }),
             _ => None,
         }
@@ -122,6 +125,9 @@ mod tests {
         assert!(v1.table("webhooks") && !v1.table("cards"));
         let v2 = Absent::of(2).unwrap();
         assert_eq!(v2.migrations(&[1, 11, 12, 13, 14]), vec![1, 11]);
+        // Migrations 0015 and 0016 came after format 2 too, within format 3.
+        assert_eq!(v2.migrations(&[1, 11, 12, 13, 14, 15, 16]), vec![1, 11]);
+        assert!(v2.table("column_versions") && v1.table("column_versions"));
         assert!(!v2.column("cards", "created_by") && v2.column("cards", "archived_at"));
         assert!(v2.column("workspaces", "version") && v2.table("webhook_deliveries"));
         assert!(v2.search_index());
