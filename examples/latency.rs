@@ -239,49 +239,32 @@ async fn main() {
 
     // 2. Card moves over 64 cards, each to the next column.
     if runs("moves") {
-        let moves = {
-            let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        let targets = {
             let (cards, column_ids) = (cards.clone(), column_ids.clone());
-            load(WRITES, move |i| {
-                let (http, base, token) = (http.clone(), base.clone(), token.clone());
+            move |i: usize| {
                 let card = cards[i % cards.len()].clone();
-                let to = column_ids[(i / cards.len() + 1) % column_ids.len()].clone();
-                async move {
-                    http.patch(format!("{base}/api/cards/{card}"))
-                        .bearer_auth(token.as_str())
-                        .json(&json!({ "columnId": to }))
-                        .send()
-                        .await
-                        .is_ok_and(|r| r.status().as_u16() == 200)
-                }
-            })
-            .await
+                (
+                    card,
+                    column_ids[(i / cards.len() + 1) % column_ids.len()].clone(),
+                )
+            }
         };
+        let moves = load_moves(&http, &base, &token, targets).await;
         println!("{}", moves.line("PATCH /api/cards/[id] (move), 64 cards"));
 
         // The same moves, but the cards start spread over the columns, so the
         // moves in flight at once go to every column (above, each round of 64
         // sends every card to one column: the 32 moves in flight all target it).
         let spread = spread_cards(&http, &base, &token, &tenant, &column_ids).await;
-        let moves = {
-            let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        let targets = {
             let column_ids = column_ids.clone();
-            load(WRITES, move |i| {
-                let (http, base, token) = (http.clone(), base.clone(), token.clone());
+            move |i: usize| {
                 let (c, round) = (i % spread.len(), i / spread.len());
-                let card = spread[c].clone();
                 let to = column_ids[(c + round + 1) % column_ids.len()].clone();
-                async move {
-                    http.patch(format!("{base}/api/cards/{card}"))
-                        .bearer_auth(token.as_str())
-                        .json(&json!({ "columnId": to }))
-                        .send()
-                        .await
-                        .is_ok_and(|r| r.status().as_u16() == 200)
-                }
-            })
-            .await
+                (spread[c].clone(), to)
+            }
         };
+        let moves = load_moves(&http, &base, &token, targets).await;
         println!(
             "{}",
             moves.line("  the same, the cards spread over the columns")
@@ -428,6 +411,33 @@ async fn main() {
         );
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Runs [`WRITES`] moves, the `i`-th of the card and to the column
+/// `target(i)` names.
+async fn load_moves<T>(
+    http: &reqwest::Client,
+    base: &Arc<String>,
+    token: &Arc<String>,
+    target: T,
+) -> Run
+where
+    T: Fn(usize) -> (String, String) + Clone + Send + Sync + 'static,
+{
+    let (http, base, token) = (http.clone(), base.clone(), token.clone());
+    load(WRITES, move |i| {
+        let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        let (card, to) = target(i);
+        async move {
+            http.patch(format!("{base}/api/cards/{card}"))
+                .bearer_auth(token.as_str())
+                .json(&json!({ "columnId": to }))
+                .send()
+                .await
+                .is_ok_and(|r| r.status().as_u16() == 200)
+        }
+    })
+    .await
 }
 
 /// Creates 63 cards, card `c` in column `c % 3` (of `columns`), for moves
