@@ -19,6 +19,9 @@
 //! `LATENCY_ONLY=columns` (a comma-separated list of `comments`, `moves`,
 //! `columns`, `reads`) runs only those parts, e.g. to profile one of them
 //! (`reads` reads the comments that `comments` posts: run both).
+//! `LATENCY_ONLY=mixed` (never run by default) times card creations, one at a
+//! time, while the spread moves run: a creation waits for the moves that
+//! share its set.
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -268,6 +271,62 @@ async fn main() {
         println!(
             "{}",
             moves.line("  the same, the cards spread over the columns")
+        );
+    }
+
+    // 2b. Card creations while the spread moves run: a creation takes the
+    // whole set, which moves to a column's end only share; how long it waits.
+    if only
+        .as_deref()
+        .is_some_and(|o| o.split(',').any(|p| p == "mixed"))
+    {
+        let spread = spread_cards(&http, &base, &token, &tenant, &column_ids).await;
+        let targets = {
+            let column_ids = column_ids.clone();
+            move |i: usize| {
+                let (c, round) = (i % spread.len(), i / spread.len());
+                let to = column_ids[(c + round + 1) % column_ids.len()].clone();
+                (spread[c].clone(), to)
+            }
+        };
+        let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let creations = {
+            let (http, base, token, tenant) =
+                (http.clone(), base.clone(), token.clone(), tenant.clone());
+            let done = done.clone();
+            tokio::spawn(async move {
+                let (mut times, mut failures) = (Vec::new(), 0);
+                let started = Instant::now();
+                while !done.load(Ordering::Relaxed) {
+                    let t = Instant::now();
+                    let ok = http
+                        .post(format!("{base}/api/cards"))
+                        .bearer_auth(token.as_str())
+                        .json(&json!({"tenantId": tenant, "title": "created meanwhile"}))
+                        .send()
+                        .await
+                        .is_ok_and(|r| r.status().as_u16() == 201);
+                    times.push(t.elapsed());
+                    failures += usize::from(!ok);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Run {
+                    latencies: times,
+                    failures,
+                    wall: started.elapsed(),
+                }
+            })
+        };
+        let moves = load_moves(&http, &base, &token, targets).await;
+        done.store(true, Ordering::Relaxed);
+        let creations = creations.await.unwrap();
+        println!(
+            "{}",
+            moves.line("PATCH (move), cards spread, with creations")
+        );
+        println!(
+            "{}",
+            creations.line("  POST /api/cards, one at a time, meanwhile")
         );
     }
 
