@@ -92,17 +92,6 @@ impl Backend {
         }
     }
 
-    /// What follows a `SELECT` that shares its rows for the transaction
-    /// (PostgreSQL `FOR SHARE`: many holders at once, while a writer's
-    /// `FOR NO KEY UPDATE` waits for them all, and they for it; SQLite
-    /// already holds the write lock).
-    pub(crate) fn shared_row_lock_suffix(self) -> &'static str {
-        match self {
-            Backend::Sqlite => "",
-            Backend::Postgres => " FOR SHARE",
-        }
-    }
-
     /// What follows a `SELECT` that keeps its rows from being deleted, or
     /// their keys changed, for the transaction (PostgreSQL `FOR KEY SHARE`,
     /// which waits for no other lock but a deletion's; SQLite already holds

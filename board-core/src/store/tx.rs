@@ -130,11 +130,12 @@ pub(crate) enum Lock<'a> {
     /// in effect).
     ColumnSets(&'a [ColumnSetId]),
     /// One column, for a card moved to its end: the column's row of
-    /// `column_versions` (its end and its WIP count), after its `sets` shared
-    /// (PostgreSQL `FOR SHARE`, taken first, in id order), so that moves into
+    /// `column_versions` (its end and its WIP count), after its `sets`' gate
+    /// shared (PostgreSQL advisory locks, taken first), so that moves into
     /// different columns of one set run at once while every writer of
-    /// `ColumnSet(s)` waits for them and they for it. Advances the column's
-    /// version, not the sets'.
+    /// `ColumnSet(s)`, which takes the gate exclusive, waits for them and
+    /// they for it, in arrival order. Advances the column's version, not the
+    /// sets'.
     ColumnIn {
         /// The sets shared: the card's current set and its set in effect.
         sets: &'a [ColumnSetId],
@@ -456,22 +457,68 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>
         Lock::ColumnIn { sets, column } => return column_in_statement(backend, sets, column),
     };
     let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    // A set's writers pass its gate first (exclusive), so that moves to a
+    // column's end, which only share it, never keep them waiting for long.
+    let (gate, passed) = match table {
+        "column_sets" => set_gate(backend, false, &placeholders),
+        _ => (String::new(), "TRUE".to_string()),
+    };
     // PostgreSQL locks the rows in the order the inner SELECT returns them
     // (by key), then the UPDATE advances their versions: one statement, as
     // the plain lock was. The UPDATE changes no key column, so it holds the
     // same FOR NO KEY UPDATE lock.
     let sql = format!(
-        "UPDATE {table} SET version = version + 1 WHERE {key} IN \
-         (SELECT {key} FROM {table} WHERE {key} IN ({}) ORDER BY {key}{suffix}) \
+        "{gate}UPDATE {table} SET version = version + 1 WHERE {key} IN \
+         (SELECT {key} FROM {table} WHERE {key} IN ({}) AND {passed} ORDER BY {key}{suffix}) \
          RETURNING {key}, version - 1 AS {LOCKED_VERSION}",
         placeholders.join(", ")
     );
     (sql, ids, key)
 }
 
+/// The gate of column sets (PostgreSQL): a transaction-scoped advisory lock
+/// per set ([`SET_GATE`], the hash of the set's id), taken in the order of the
+/// keys, exclusive for every writer of a set (`Lock::ColumnSet(s)`), shared for
+/// a move to a column's end (`Lock::ColumnIn`). Its row lock would do the same
+/// but for fairness: PostgreSQL lets a new sharer of a row in while a writer
+/// waits for the sharers before it (a card creation waited 5 s behind a burst
+/// of moves), where its lock manager queues a shared request behind a waiting
+/// exclusive one. Returns the `WITH` clause (ending in a space) and the
+/// condition that makes a statement wait for the gate before it reads
+/// anything (an uncorrelated sub-select, run once, first). SQLite: no gate
+/// (its write lock serializes every writer), and the condition that the sets
+/// exist.
+fn set_gate(backend: Backend, shared: bool, placeholders: &[String]) -> (String, String) {
+    let list = placeholders.join(", ");
+    match backend {
+        Backend::Sqlite => (
+            String::new(),
+            format!("EXISTS (SELECT 1 FROM column_sets WHERE id IN ({list}))"),
+        ),
+        Backend::Postgres => {
+            let take = match shared {
+                true => "pg_advisory_xact_lock_shared",
+                false => "pg_advisory_xact_lock",
+            };
+            (
+                format!(
+                    "WITH gate AS (SELECT {take}({SET_GATE}, hashtext(x)) FROM \
+                     (SELECT x FROM unnest(ARRAY[{list}]::text[]) AS u(x) ORDER BY hashtext(x)) k) "
+                ),
+                "(SELECT COUNT(*) FROM gate) > 0".to_string(),
+            )
+        }
+    }
+}
+
+/// The first key of the column sets' advisory locks ([`set_gate`]); the second
+/// is the hash of the set's id. Two sets whose ids hash alike share a gate,
+/// which only makes their writers wait for each other.
+const SET_GATE: i32 = 0x6273; // "bs"
+
 /// The statement of [`Lock::ColumnIn`]: `$1` the column, then its sets,
-/// sorted. It shares the sets (PostgreSQL runs that uncorrelated sub-select
-/// once, before it reads the column), keeps the column from being deleted
+/// sorted. It shares the sets' gate ([`set_gate`], before it reads the
+/// column), keeps the column from being deleted
 /// (`FOR KEY SHARE`, which a concurrent deletion's row makes skip: no row, the
 /// lock's not-found), then locks and advances the column's row of
 /// `column_versions` (inserted by its first lock): sets first, then the
@@ -487,14 +534,12 @@ fn column_in_statement<'a>(
     shared.sort_unstable();
     shared.dedup();
     let placeholders: Vec<String> = (2..=shared.len() + 1).map(|i| format!("${i}")).collect();
+    let (gate, passed) = set_gate(backend, true, &placeholders);
     let sql = format!(
-        "INSERT INTO column_versions (column_id, version) \
-         SELECT c.id, 1 FROM (SELECT id FROM columns WHERE id = $1 AND EXISTS \
-          (SELECT 1 FROM (SELECT id FROM column_sets WHERE id IN ({}) ORDER BY id{}) s){}) c \
+        "{gate}INSERT INTO column_versions (column_id, version) \
+         SELECT c.id, 1 FROM (SELECT id FROM columns WHERE id = $1 AND {passed}{}) c \
          WHERE TRUE ON CONFLICT (column_id) DO UPDATE SET version = column_versions.version + 1 \
          RETURNING column_id AS id, version - 1 AS {LOCKED_VERSION}",
-        placeholders.join(", "),
-        backend.shared_row_lock_suffix(),
         backend.key_share_suffix(),
     );
     let mut ids = vec![column.as_ref()];
