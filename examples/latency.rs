@@ -168,17 +168,8 @@ async fn main() {
     );
     let mut cards = Vec::new();
     for i in 0..MOVE_CARDS + 1 {
-        let card: Value = http
-            .post(format!("{base}/api/cards"))
-            .bearer_auth(token.as_str())
-            .json(&json!({"tenantId": tenant, "title": format!("card {i}")}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        cards.push(card["id"].as_str().unwrap().to_string());
+        let body = json!({"tenantId": tenant, "title": format!("card {i}")});
+        cards.push(create_card(&http, &base, &token, &body).await);
     }
     let hot = Arc::new(cards.pop().unwrap());
     let cards = Arc::new(cards);
@@ -258,15 +249,7 @@ async fn main() {
         // The same moves, but the cards start spread over the columns, so the
         // moves in flight at once go to every column (above, each round of 64
         // sends every card to one column: the 32 moves in flight all target it).
-        let spread = spread_cards(&http, &base, &token, &tenant, &column_ids).await;
-        let targets = {
-            let column_ids = column_ids.clone();
-            move |i: usize| {
-                let (c, round) = (i % spread.len(), i / spread.len());
-                let to = column_ids[(c + round + 1) % column_ids.len()].clone();
-                (spread[c].clone(), to)
-            }
-        };
+        let targets = spread_moves(&http, &base, &token, &tenant, &column_ids).await;
         let moves = load_moves(&http, &base, &token, targets).await;
         println!(
             "{}",
@@ -280,15 +263,7 @@ async fn main() {
         .as_deref()
         .is_some_and(|o| o.split(',').any(|p| p == "mixed"))
     {
-        let spread = spread_cards(&http, &base, &token, &tenant, &column_ids).await;
-        let targets = {
-            let column_ids = column_ids.clone();
-            move |i: usize| {
-                let (c, round) = (i % spread.len(), i / spread.len());
-                let to = column_ids[(c + round + 1) % column_ids.len()].clone();
-                (spread[c].clone(), to)
-            }
-        };
+        let targets = spread_moves(&http, &base, &token, &tenant, &column_ids).await;
         let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let creations = {
             let (http, base, token, tenant) =
@@ -499,32 +474,43 @@ where
     .await
 }
 
-/// Creates 63 cards, card `c` in column `c % 3` (of `columns`), for moves
-/// whose targets are spread over the columns.
-async fn spread_cards(
+/// Creates 63 cards, card `c` in column `c % 3` (of `columns`), and gives the
+/// `i`-th move of them: card `i % 63` to the column after the one it is in, so
+/// that the moves in flight at once go to every column.
+async fn spread_moves(
     http: &reqwest::Client,
     base: &str,
     token: &str,
     tenant: &str,
-    columns: &[String],
-) -> Arc<Vec<String>> {
+    columns: &Arc<Vec<String>>,
+) -> impl Fn(usize) -> (String, String) + Clone + Send + Sync + 'static {
     let mut cards = Vec::new();
     for c in 0..MOVE_CARDS - 1 {
         let column = &columns[c % columns.len()];
         let body = json!({"tenantId": tenant, "title": format!("spread {c}"), "columnId": column});
-        let card: Value = http
-            .post(format!("{base}/api/cards"))
-            .bearer_auth(token)
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        cards.push(card["id"].as_str().unwrap().to_string());
+        cards.push(create_card(http, base, token, &body).await);
     }
-    Arc::new(cards)
+    let (cards, columns) = (Arc::new(cards), columns.clone());
+    move |i: usize| {
+        let (c, round) = (i % cards.len(), i / cards.len());
+        let to = columns[(c + round + 1) % columns.len()].clone();
+        (cards[c].clone(), to)
+    }
+}
+
+/// Creates a card from `body` and gives its id.
+async fn create_card(http: &reqwest::Client, base: &str, token: &str, body: &Value) -> String {
+    let card: Value = http
+        .post(format!("{base}/api/cards"))
+        .bearer_auth(token)
+        .json(body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    card["id"].as_str().unwrap().to_string()
 }
 
 async fn get(http: &reqwest::Client, base: &str, token: &str, path: &str) -> Value {

@@ -416,14 +416,11 @@ impl Board {
     ) -> Result<Card> {
         let place = self.place_card(actor, id, Role::Member).await?;
         let patch = input.into().open()?;
-        let (mut tx, card, _, row) = match (&patch.column_id, &patch.placement) {
-            // A move to a column's end locks that column alone.
-            (Some(to), None) => match self.write_card_move(place, to).await? {
-                Ok(opened) => opened,
-                Err(place) => self.write_card(place, Some(to)).await?,
-            },
-            (to, _) => self.write_card(place, to.as_ref()).await?,
-        };
+        // A move to a column's end (no placement) locks that column alone.
+        let to_end = patch.column_id.is_some() && patch.placement.is_none();
+        let (mut tx, card, _, row) = self
+            .open_card(place, patch.column_id.as_ref(), to_end)
+            .await?;
         cond.check(
             || ETag::of_payload(CARD_TAG, &card),
             "the card changed since it was read",
@@ -705,13 +702,48 @@ impl Board {
     /// card as of the lock, its set in effect and the row read.
     pub(crate) async fn write_card(
         &self,
-        mut place: Place,
+        place: Place,
         target: Option<&ColumnId>,
     ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow)> {
+        self.open_card(place, target, false).await
+    }
+
+    /// [`Board::write_card`], or with `to_end` (a move to the end of
+    /// `target`, or a rename in it) the target column's lock alone, its sets'
+    /// gate shared ([`Lock::ColumnIn`]), so that moves into different columns
+    /// of a board commit at once, and the card re-read locked (PostgreSQL
+    /// `FOR NO KEY UPDATE`). A target that is no column falls back to the
+    /// sets' lock, which refuses it as every write does.
+    ///
+    /// Why the source column needs no lock: every other write of a card's
+    /// place or of a column holds its sets' lock, which waits for this one;
+    /// other moves to an end only add below their own target's end. So the
+    /// cards leaving a column are seen by no decision but their own.
+    async fn open_card(
+        &self,
+        mut place: Place,
+        target: Option<&ColumnId>,
+        mut to_end: bool,
+    ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow)> {
         loop {
-            let read = card_read(&place, target);
-            let lock = Lock::ColumnSets(&place.sets);
-            let (tx, _, rows) = self.write_reading(lock, Some(&read)).await?;
+            let (lock, locked) = match (target, to_end) {
+                (Some(column), true) => (
+                    Lock::ColumnIn {
+                        sets: &place.sets,
+                        column,
+                    },
+                    Some(self.backend),
+                ),
+                _ => (Lock::ColumnSets(&place.sets), None),
+            };
+            let read = card_read(&place, target, locked);
+            let (tx, _, rows) = match self.write_reading(lock, Some(&read)).await {
+                Err(Error::NotFound("column")) if to_end => {
+                    to_end = false;
+                    continue;
+                }
+                other => other?,
+            };
             // Under the lock: a concurrent move or delete may have committed.
             let row = rows.into_iter().next().ok_or(Error::NotFound("card"))?;
             let set: ColumnSetId = row.try_get("current_set")?;
@@ -727,59 +759,22 @@ impl Board {
                 .await?;
         }
     }
-
-    /// Opens the move of a card to the end of `target` (or a rename in it):
-    /// locks the target column alone, its sets shared ([`Lock::ColumnIn`]), so
-    /// that moves into different columns of a board commit at once, then
-    /// re-reads the card locked (PostgreSQL `FOR NO KEY UPDATE`) with what the
-    /// move decides on, in the lock's round trip, as [`Board::write_card`]
-    /// does. A target that is no column gives the place back
-    /// (`Err`): [`Board::write_card`] then refuses it as every write does.
-    ///
-    /// Why the source column needs no lock: every other write of a card's
-    /// place or of a column holds its sets' lock, which waits for this one;
-    /// other moves to an end only add below their own target's end. So the
-    /// cards leaving a column are seen by no decision but their own.
-    pub(crate) async fn write_card_move(
-        &self,
-        mut place: Place,
-        target: &ColumnId,
-    ) -> Result<std::result::Result<(WriteTx, Card, ColumnSetId, AnyRow), Place>> {
-        loop {
-            let mut read = card_read(&place, Some(target));
-            read.sql = card_move_read_sql(self.backend);
-            let lock = Lock::ColumnIn {
-                sets: &place.sets,
-                column: target,
-            };
-            let (tx, _, rows) = match self.write_reading(lock, Some(&read)).await {
-                Err(Error::NotFound("column")) => return Ok(Err(place)),
-                other => other?,
-            };
-            let row = rows.into_iter().next().ok_or(Error::NotFound("card"))?;
-            let set: ColumnSetId = row.try_get("current_set")?;
-            if place.sets.contains(&set) {
-                let [_, effect] = place.sets;
-                return Ok(Ok((tx, Card::from_row(&row)?, effect, row)));
-            }
-            drop(tx);
-            place = self
-                .place_card(&Actor::Operator, &place.card.id, Role::Viewer)
-                .await?;
-        }
-    }
 }
 
 /// The read of a card under its sets' lock: the card and its column's set;
 /// with a `target` column, also the target's name when it is in the set in
 /// effect (`to_name`), the name of the card's column (`from_name`) and the
-/// target's WIP room ([`wip::room_sql`]), read by [`move_names`].
-fn card_read(place: &Place, target: Option<&ColumnId>) -> Deferred {
+/// target's WIP room ([`wip::room_sql`]), read by [`move_names`]; the card's
+/// row locked too when the write holds only the target column (`locked`).
+fn card_read(place: &Place, target: Option<&ColumnId>, locked: Option<store::Backend>) -> Deferred {
     let card = store::Value::text(&place.card.id);
     match target {
         None => Deferred::new(card_read_sql(false), vec![card]),
         Some(target) => Deferred::new(
-            card_read_sql(true),
+            match locked {
+                Some(backend) => card_move_read_sql(backend),
+                None => card_read_sql(true),
+            },
             vec![
                 card,
                 store::Value::text(target),
@@ -790,22 +785,9 @@ fn card_read(place: &Place, target: Option<&ColumnId>) -> Deferred {
 }
 
 /// The text of [`card_read`] with a target column, the card's row locked
-/// for a move made under its target column's lock ([`Board::write_card_move`]).
-/// Its column is read by sub-selects, not a join: PostgreSQL re-reads a row it
-/// waited for, and re-evaluates the select list on the new row, where a join
-/// would still test it against the column it left (and answer no row).
+/// for a move made under its target column's lock ([`Board::open_card`]).
 pub(crate) fn card_move_read_sql(backend: store::Backend) -> String {
-    format!(
-        "SELECT {CARD_COLUMNS}, \
-                (SELECT c.set_id FROM columns c WHERE c.id = k.column_id) AS current_set, \
-                (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
-                (SELECT c.name FROM columns c WHERE c.id = k.column_id) AS from_name, {}, \
-                (SELECT COALESCE(MAX(e.position), 0) + {SPACING} FROM cards e \
-                 WHERE e.column_id = $2) AS to_end \
-         FROM cards k WHERE k.id = $1{}",
-        wip::room_sql("$2"),
-        backend.card_lock_suffix()
-    )
+    format!("{}{}", card_read_sql(true), backend.card_lock_suffix())
 }
 
 /// The text of [`card_read`], with or without a target column.
@@ -815,13 +797,18 @@ pub(crate) fn card_read_sql(target: bool) -> String {
             "SELECT {CARD_COLUMNS}, c.set_id AS current_set \
              FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1"
         ),
+        // Its column by sub-selects, not a join: PostgreSQL re-reads a row
+        // it waited for ([`card_move_read_sql`]) and re-evaluates the select
+        // list on the new row, where a join would still test it against the
+        // column it left (and answer no row).
         true => format!(
-            "SELECT {CARD_COLUMNS}, c.set_id AS current_set, \
+            "SELECT {CARD_COLUMNS}, \
+                    (SELECT c.set_id FROM columns c WHERE c.id = k.column_id) AS current_set, \
                     (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
-                    c.name AS from_name, {}, \
+                    (SELECT c.name FROM columns c WHERE c.id = k.column_id) AS from_name, {}, \
                     (SELECT COALESCE(MAX(e.position), 0) + {SPACING} FROM cards e \
                      WHERE e.column_id = $2) AS to_end \
-             FROM cards k JOIN columns c ON c.id = k.column_id WHERE k.id = $1",
+             FROM cards k WHERE k.id = $1",
             wip::room_sql("$2")
         ),
     }
