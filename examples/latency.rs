@@ -36,7 +36,14 @@ const CONNECTIONS: usize = 32;
 const WRITES: usize = 4_000;
 const MOVE_CARDS: usize = 64;
 const COLUMN_READS: usize = 20_000;
-const BIG_READS: usize = 60;
+/// The big reads, each one at a time (`LATENCY_BIG_READS` to change, e.g. for a
+/// profile of them).
+fn big_reads() -> usize {
+    std::env::var("LATENCY_BIG_READS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(60)
+}
 const HISTORY: usize = 10_000;
 
 /// Every request's latency and how many failed.
@@ -110,9 +117,12 @@ fn start(exe: &std::path::Path, env: &[(&str, String)], args: &[&str]) -> tokio:
         exe.display()
     );
     let mut cmd = tokio::process::Command::new(exe);
+    // LATENCY_SERVER_LOG=<filter> shows the server's log (e.g.
+    // `sqlx::query=debug`, every statement with its time) on standard error.
+    let log = std::env::var("LATENCY_SERVER_LOG").is_ok();
     cmd.args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(if log { Stdio::inherit() } else { Stdio::null() })
         .kill_on_drop(true);
     for (k, v) in env {
         cmd.env(k, v);
@@ -132,7 +142,10 @@ async fn main() {
         ("BOARD_DATABASE_URL", url.clone()),
         ("BOARD_FILES_DIR", dir.join("files").display().to_string()),
         ("BOARD_LISTEN", "127.0.0.1:0".to_string()),
-        ("BOARD_LOG", "warn".to_string()),
+        (
+            "BOARD_LOG",
+            std::env::var("LATENCY_SERVER_LOG").unwrap_or_else(|_| "warn".to_string()),
+        ),
     ];
     let mut server = start(&root.join("target/release/board-server"), &env, &[]);
     let first = testkit::process::read_first_run(&mut server).await;
@@ -365,7 +378,7 @@ async fn main() {
             async move {
                 let mut times = Vec::new();
                 let started = Instant::now();
-                for _ in 0..BIG_READS {
+                for _ in 0..big_reads() {
                     let t = Instant::now();
                     let r = http
                         .get(format!("{base}{path}"))
@@ -389,7 +402,7 @@ async fn main() {
             async move {
                 let mut times = Vec::new();
                 let started = Instant::now();
-                for _ in 0..BIG_READS {
+                for _ in 0..big_reads() {
                     let t = Instant::now();
                     let rows = sqlx::query(sql)
                         .bind(key.as_str())
