@@ -645,17 +645,20 @@ impl Board {
         Conditional::answer(tag, cond, self.board_of_set(set)).await
     }
 
-    /// The board payload of a set.
+    /// The board payload of a set: its columns and its cards, read at once
+    /// on two connections (each read is its own statement, as it was one
+    /// after the other; the tag was read before both).
     async fn board_of_set(&self, set: ColumnSetId) -> Result<BoardView> {
-        let columns = self.set_columns(&self.pool, &set).await?;
         let sql = format!(
             "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
              AND archived_at IS NULL ORDER BY position, created_at"
         );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        let cards = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(&set)
-            .fetch_all(&self.pool)
-            .await?;
+            .fetch_all(&self.pool);
+        let (columns, rows) = tokio::try_join!(self.set_columns(&self.pool, &set), async {
+            Ok(cards.await?)
+        })?;
         let cards = rows
             .iter()
             .map(reads::card_at)

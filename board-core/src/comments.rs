@@ -204,21 +204,21 @@ impl Board {
         Conditional::answer(tag, cond, self.comments_of(card)).await
     }
 
-    /// The comments of a card, each with its images.
+    /// The comments of a card, each with its images: the two reads at once,
+    /// on two connections.
     async fn comments_of(&self, card: &CardId) -> Result<Vec<Comment>> {
         let sql = format!(
             "SELECT {COMMENT_COLUMNS} FROM comments WHERE card_id = $1 ORDER BY created_at, seq"
         );
-        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        let rows = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql))
             .bind(card)
-            .fetch_all(&self.pool)
-            .await?;
+            .fetch_all(&self.pool);
         let images = attachments::select(
             &self.pool,
             "WHERE card_id = $1 AND comment_id IS NOT NULL ORDER BY created_at, id",
             card,
-        )
-        .await?;
+        );
+        let (rows, images) = tokio::try_join!(async { Ok(rows.await?) }, images)?;
         let mut by_comment: HashMap<CommentId, Vec<Attachment>> = HashMap::new();
         for a in images {
             if let Some(key) = a.comment_id.clone() {
