@@ -70,6 +70,10 @@ impl Backend {
     }
 }
 
+/// How long a connection may sit idle in the pool and still be handed out
+/// without a ping first.
+const IDLE_PING: Duration = Duration::from_secs(5);
+
 /// Opens a pool for `url`, creating a missing SQLite file (and its folder) in WAL
 /// mode, and runs the migrations of the backend.
 pub(crate) async fn connect(
@@ -104,6 +108,21 @@ pub(crate) async fn connect(
     let pool = AnyPoolOptions::new()
         .max_connections(max_connections)
         .acquire_timeout(acquire_timeout)
+        // sqlx pings every connection it takes from the idle queue: a round
+        // trip (PostgreSQL) or a hop to the connection's thread (SQLite) in
+        // front of every request's first statement. It also pings every
+        // connection it takes back, off the request's path, and closes a
+        // broken one; so only a connection idle long enough for its peer to
+        // have gone meanwhile is pinged before it is handed out.
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= IDLE_PING {
+                    conn.ping().await?;
+                }
+                Ok(true)
+            })
+        })
         .after_connect(move |conn, _| {
             let setup = setup.clone();
             Box::pin(async move {
