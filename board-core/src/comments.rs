@@ -10,6 +10,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde::Serialize;
 use serde_json::Value;
+use sqlx::any::AnyRow;
 
 use crate::access::{Actor, Caller, Role};
 use crate::attachments::{self, Attachment};
@@ -50,7 +51,9 @@ pub struct Comment {
     pub attachments: Vec<Attachment>,
 }
 
-#[derive(sqlx::FromRow)]
+/// A comment's row, read by position in [`COMMENT_COLUMNS`]'s order (a
+/// lookup of each column by its name costs a hash for each field of each of
+/// a thread's rows).
 struct Row {
     id: CommentId,
     card_id: CardId,
@@ -127,8 +130,22 @@ impl CommentInput {
     }
 }
 
-/// The columns of a comment's [`Row`].
+/// The columns of a comment's [`Row`], in the order it reads them.
 const COMMENT_COLUMNS: &str = "id, card_id, content, author_id, created_at, updated_at";
+
+impl<'r> sqlx::FromRow<'r, AnyRow> for Row {
+    fn from_row(row: &'r AnyRow) -> std::result::Result<Self, sqlx::Error> {
+        use sqlx::Row as _;
+        Ok(Row {
+            id: CommentId::from_db(row.try_get(0)?),
+            card_id: CardId::from_db(row.try_get(1)?),
+            content: row.try_get(2)?,
+            author_id: row.try_get::<Option<String>, _>(3)?.map(AccountId::from_db),
+            created_at: row.try_get(4)?,
+            updated_at: row.try_get(5)?,
+        })
+    }
+}
 
 /// What a change to a comment may do besides its author (contract §17).
 #[derive(Clone, Copy, PartialEq, Eq)]
