@@ -22,6 +22,10 @@
 //! `LATENCY_ONLY=mixed` (never run by default) times card creations, one at a
 //! time, while the spread moves run: a creation waits for the moves that
 //! share its set.
+//! `LATENCY_BIG_READS=500` runs that many of each big read (60 by default), and
+//! `LATENCY_SERVER_LOG=sqlx::query=debug` passes its filter to the server and
+//! shows the server's log (there: every statement with its time) on standard
+//! error.
 
 use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -117,8 +121,6 @@ fn start(exe: &std::path::Path, env: &[(&str, String)], args: &[&str]) -> tokio:
         exe.display()
     );
     let mut cmd = tokio::process::Command::new(exe);
-    // LATENCY_SERVER_LOG=<filter> shows the server's log (e.g.
-    // `sqlx::query=debug`, every statement with its time) on standard error.
     let log = std::env::var("LATENCY_SERVER_LOG").is_ok();
     cmd.args(args)
         .stdout(Stdio::piped())
