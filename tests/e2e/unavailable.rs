@@ -77,17 +77,23 @@ fn authority(url: &str) -> &str {
     &rest[..rest.find('/').unwrap_or(rest.len())]
 }
 
+/// A server on a new PostgreSQL database, its connections through a [`Proxy`].
+async fn behind_proxy() -> (common::TestDb, Proxy, common::Running) {
+    let db = common::TestDb::new(common::Backend::Postgres).await;
+    let target = authority(&db.url).to_string();
+    let proxy = Proxy::start(target.clone()).await;
+    let via_proxy = db.url.replacen(&target, &proxy.addr, 1);
+    let server = common::start(common::config(&db, &[("BOARD_DATABASE_URL", &via_proxy)])).await;
+    (db, proxy, server)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 #[cfg_attr(
     not(board_test_postgres),
     ignore = "BOARD_TEST_POSTGRES_URL is not set"
 )]
 async fn a_lost_database_is_503_with_retry_after_and_comes_back() {
-    let db = common::TestDb::new(common::Backend::Postgres).await;
-    let target = authority(&db.url).to_string();
-    let proxy = Proxy::start(target.clone()).await;
-    let via_proxy = db.url.replacen(&target, &proxy.addr, 1);
-    let server = common::start(common::config(&db, &[("BOARD_DATABASE_URL", &via_proxy)])).await;
+    let (_db, proxy, server) = behind_proxy().await;
     let first = server.first_run.as_ref().expect("first run");
     let (base, token) = (server.base.clone(), first.token.token.clone());
     let tenant = first.workspace.id.as_str().to_string();
@@ -164,4 +170,39 @@ async fn a_lost_database_is_503_with_retry_after_and_comes_back() {
         .map(|c| c["cards"].as_array().unwrap().len())
         .sum();
     assert_eq!(cards, 2, "the refused create wrote nothing");
+}
+
+/// The pool hands out a connection without a ping only when it sat idle
+/// under 5 s (`store::connect`). Connections that sat idle longer while the
+/// database went and came back are tested first and replaced: no request
+/// after such a quiet outage fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn connections_broken_while_idle_are_replaced_before_use() {
+    let (_db, proxy, server) = behind_proxy().await;
+    let first = server.first_run.as_ref().expect("first run");
+    let (base, token) = (server.base.clone(), first.token.token.clone());
+    let columns = format!("{base}/api/columns?tenant={}", first.workspace.id.as_str());
+    let http = reqwest::Client::new();
+    // Several connections open and go back to the pool.
+    let warm: Vec<_> = (0..8)
+        .map(|_| {
+            let request = http.get(&columns).bearer_auth(&token).send();
+            tokio::spawn(async move { request.await.unwrap().status().as_u16() })
+        })
+        .collect();
+    for answer in warm {
+        assert_eq!(answer.await.unwrap(), 200);
+    }
+    // Every connection the proxy carries is dropped; new ones go through.
+    proxy.cut();
+    proxy.restore();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    for _ in 0..16 {
+        let res = http.get(&columns).bearer_auth(&token).send().await.unwrap();
+        assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    }
 }
