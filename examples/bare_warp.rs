@@ -21,6 +21,9 @@ async fn main() {
     let route = warp::path!("healthz")
         .and(warp::get())
         .map(|| warp::reply::json(&serde_json::json!({"status": "ok"})));
+    // Bound before it says so: a client that starts on that line finds it
+    // listening (printed before the bind, it refused the first connections).
+    let server = warp::serve(route).bind(addr).await;
     println!("bare warp listening on http://{addr}");
-    warp::serve(route).run(addr).await;
+    server.run().await;
 }
