@@ -653,16 +653,14 @@ impl Board {
             "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
              AND archived_at IS NULL ORDER BY position, created_at"
         );
+        // Each card is made as its row arrives.
         let cards = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(&set)
+            .try_map(|row| reads::card_at(&row))
             .fetch_all(&self.pool);
-        let (columns, rows) = tokio::try_join!(self.set_columns(&self.pool, &set), async {
+        let (columns, cards) = tokio::try_join!(self.set_columns(&self.pool, &set), async {
             Ok(cards.await?)
         })?;
-        let cards = rows
-            .iter()
-            .map(reads::card_at)
-            .collect::<Result<Vec<_>>>()?;
         Ok(BoardView {
             columns: reads::board_columns(columns, cards),
         })

@@ -134,20 +134,20 @@ impl Board {
 
     /// The entries of a card, oldest first.
     async fn history_of(&self, card: &CardId) -> Result<Vec<HistoryEntry>> {
-        let rows = sqlx::query(
+        Ok(sqlx::query(
             "SELECT id, from_name, to_name, moved_at, actor_id FROM history WHERE card_id = $1 ORDER BY seq",
         )
         .bind(card)
+        .try_map(|row| entry_at(&row))
         .fetch_all(&self.pool)
-        .await?;
-        rows.iter().map(entry_at).collect()
+        .await?)
     }
 }
 
 /// An entry from a row of `id, from_name, to_name, moved_at, actor_id`, by
-/// position: a lookup of each column by its name costs a hash for each field
-/// of each of thousands of rows.
-fn entry_at(row: &AnyRow) -> Result<HistoryEntry> {
+/// position (a lookup of each column by its name costs a hash for each field
+/// of each of thousands of rows), as the rows arrive.
+fn entry_at(row: &AnyRow) -> sqlx::Result<HistoryEntry> {
     Ok(HistoryEntry {
         id: HistoryId::from_db(row.try_get(0)?),
         from_name: row.try_get(1)?,

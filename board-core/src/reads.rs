@@ -104,7 +104,7 @@ impl Board {
 
 /// A card from a row of `card_columns!()` in their order (by index: no
 /// lookup of a column by its name for each of a board's cards).
-pub(crate) fn card_at(row: &AnyRow) -> Result<Card> {
+pub(crate) fn card_at(row: &AnyRow) -> sqlx::Result<Card> {
     Ok(Card {
         id: CardId::from_db(row.try_get(0)?),
         workspace_id: WorkspaceId::from_db(row.try_get(1)?),
