@@ -213,7 +213,7 @@ pub(crate) const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.col
      k.title, k.position, k.created_at, k.updated_at, k.created_by, k.archived_at";
 
 /// A move to the end of another column, deferred to the commit: the card
-/// `$1` into column `$2` at position `$5` (read under the set's lock), at
+/// `$1` into column `$2` at position `$5` (read under that column's lock), at
 /// `$3`, titled `$4`, one more history entry.
 pub(crate) const MOVE_TO_END_SQL: &str =
     "UPDATE cards SET column_id = $2, updated_at = $3, title = $4, \
@@ -478,9 +478,10 @@ impl Board {
         }
         if let (Some(to), None, Some(_)) = (&target, &spot, &names) {
             // A move to the target's end: every value of the moved card is
-            // known (the end was read with the card, under the set's lock,
-            // which every write of a position in the set holds, so no other
-            // card takes it), and its UPDATE goes with the commit.
+            // known (the end was read with the card under the target
+            // column's lock, or its sets' lock, which every other write of a
+            // position there waits for, so no other card takes it), and its
+            // UPDATE goes with the commit.
             let moved = Card {
                 column_id: to.clone(),
                 title: title.unwrap_or_else(|| card.title.clone()),
@@ -786,9 +787,11 @@ fn card_read(place: &Place, target: Option<&ColumnId>, locked: Option<store::Bac
 }
 
 /// The text of [`card_read`] with a target column, the card's row locked
-/// for a move made under its target column's lock ([`Board::open_card`]).
+/// for a move made under its target column's lock ([`Board::open_card`]):
+/// two moves of one card under different columns' locks read it one after
+/// the other.
 pub(crate) fn card_move_read_sql(backend: store::Backend) -> String {
-    format!("{}{}", card_read_sql(true), backend.card_lock_suffix())
+    format!("{}{}", card_read_sql(true), backend.row_lock_suffix())
 }
 
 /// The text of [`card_read`], with or without a target column.

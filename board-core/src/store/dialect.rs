@@ -103,17 +103,6 @@ impl Backend {
         }
     }
 
-    /// What follows the read of a card that decides its move
-    /// (PostgreSQL `FOR NO KEY UPDATE`: two moves of one card under
-    /// different columns' locks read it one after the other; SQLite already
-    /// holds the write lock).
-    pub(crate) fn card_lock_suffix(self) -> &'static str {
-        match self {
-            Backend::Sqlite => "",
-            Backend::Postgres => " FOR NO KEY UPDATE",
-        }
-    }
-
     /// The seq of a new comment of the card `$2`, ordering it after every
     /// comment of that card: SQLite `MAX(seq) + 1` under the write lock;
     /// PostgreSQL the sequence `comments_seq` (taken with no lock, so several
