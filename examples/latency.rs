@@ -190,10 +190,11 @@ async fn main() {
     let cards = Arc::new(cards);
 
     let only = std::env::var("LATENCY_ONLY").ok();
-    let runs = |part: &str| {
+    let named = |part: &str| {
         only.as_deref()
-            .is_none_or(|o| o.split(',').any(|p| p == part))
+            .is_some_and(|o| o.split(',').any(|p| p == part))
     };
+    let runs = |part: &str| only.is_none() || named(part);
 
     // 1. Comment POSTs, beside raw single-row commits.
     if runs("comments") {
@@ -274,10 +275,7 @@ async fn main() {
 
     // 2b. Card creations while the spread moves run: a creation takes the
     // whole set, which moves to a column's end only share; how long it waits.
-    if only
-        .as_deref()
-        .is_some_and(|o| o.split(',').any(|p| p == "mixed"))
-    {
+    if named("mixed") {
         let targets = spread_moves(&http, &base, &token, &tenant, &column_ids).await;
         let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let creations = {
@@ -515,28 +513,17 @@ async fn spread_moves(
 
 /// Creates a card from `body` and gives its id.
 async fn create_card(http: &reqwest::Client, base: &str, token: &str, body: &Value) -> String {
-    let card: Value = http
-        .post(format!("{base}/api/cards"))
-        .bearer_auth(token)
-        .json(body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    card["id"].as_str().unwrap().to_string()
+    let card = testkit::request(http, base, token, "POST", "/api/cards", Some(body.clone())).await;
+    card.body["id"]
+        .as_str()
+        .expect("a created card")
+        .to_string()
 }
 
 async fn get(http: &reqwest::Client, base: &str, token: &str, path: &str) -> Value {
-    http.get(format!("{base}{path}"))
-        .bearer_auth(token)
-        .send()
+    testkit::request(http, base, token, "GET", path, None)
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+        .body
 }
 
 /// Puts 1,000 more cards into `column`, set-based.
