@@ -11,6 +11,28 @@ fn id(v: &Value) -> String {
     v["id"].as_str().expect("id").to_string()
 }
 
+/// Sends every move (a card's path, the column it goes to) at once: each task
+/// opens its connection first (a read of its card), so that the moves start
+/// together. Their answers, in the order given.
+async fn race_moves(app: &Arc<common::App>, moves: Vec<(String, String)>) -> Vec<common::Res> {
+    let barrier = Arc::new(Barrier::new(moves.len()));
+    let mut tasks = Vec::new();
+    for (path, to) in moves {
+        let (app, barrier) = (app.clone(), barrier.clone());
+        tasks.push(tokio::spawn(async move {
+            assert_eq!(app.call("GET", &path, None).await.status, 200);
+            barrier.wait().await;
+            app.call("PATCH", &path, Some(json!({"columnId": to})))
+                .await
+        }));
+    }
+    let mut answers = Vec::new();
+    for t in tasks {
+        answers.push(t.await.unwrap());
+    }
+    answers
+}
+
 on_both_backends! {
     async fn create_get_rename_move_delete(backend) {
         let app = common::spawn_app(backend).await;
@@ -315,19 +337,8 @@ on_both_backends! {
         }
         let card = app.card("racer").await;
         let path = format!("/api/cards/{}", id(&card));
-        let barrier = Arc::new(Barrier::new(MOVES));
-        let mut tasks = Vec::new();
-        for target in targets.clone() {
-            let (app, path, barrier) = (app.clone(), path.clone(), barrier.clone());
-            tasks.push(tokio::spawn(async move {
-                // Open this task's connection first, so the moves start together.
-                assert_eq!(app.call("GET", &path, None).await.status, 200);
-                barrier.wait().await;
-                app.call("PATCH", &path, Some(json!({"columnId": target}))).await
-            }));
-        }
-        for t in tasks {
-            let r = t.await.unwrap();
+        let moves = targets.into_iter().map(|to| (path.clone(), to)).collect();
+        for r in race_moves(&app, moves).await {
             assert_eq!(r.status, 200, "a racing move failed: {:?}", r.body);
         }
         let h = app.call("GET", &format!("{path}/history"), None).await;
@@ -351,21 +362,11 @@ on_both_backends! {
         for i in 0..CARDS {
             paths.push(format!("/api/cards/{}", id(&app.card(&format!("mover {i}")).await)));
         }
-        let barrier = Arc::new(Barrier::new(CARDS));
-        let mut tasks = Vec::new();
-        for path in paths.clone() {
-            let (app, to, barrier) = (app.clone(), to.clone(), barrier.clone());
-            tasks.push(tokio::spawn(async move {
-                assert_eq!(app.call("GET", &path, None).await.status, 200);
-                barrier.wait().await;
-                app.call("PATCH", &path, Some(json!({"columnId": to}))).await
-            }));
-        }
+        let moves = paths.iter().map(|p| (p.clone(), to.clone())).collect();
         // Each move answers the place it took: a position of its own, the
         // card's stored one, below every card moved in before it.
         let mut answered = Vec::new();
-        for t in tasks {
-            let r = t.await.unwrap();
+        for r in race_moves(&app, moves).await {
             assert_eq!(r.status, 200, "a racing move failed: {:?}", r.body);
             assert_eq!(r.body["columnId"], to.as_str());
             let stored = app.call("GET", &format!("/api/cards/{}", id(&r.body)), None).await;
