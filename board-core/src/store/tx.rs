@@ -251,12 +251,12 @@ impl WriteTx {
         // connection), so no connection goes back inside a transaction.
         tx.begun = true;
         tx.held = lock.rank();
-        let (sql, ids, key) = lock_statement(backend, lock);
+        let statement = lock_statement(backend, lock);
         let prepared = tx.prepared.clone();
         let mut batch = Batch::new(backend.binds_batch_values(), Some(&prepared));
         batch.push(backend.begin_write(), &[]);
-        let values: Vec<Value> = ids.iter().map(Value::text).collect();
-        batch.push(&sql, &values);
+        let values: Vec<Value> = statement.binds.iter().map(Value::text).collect();
+        batch.push(&statement.sql, &values);
         if let Some(read) = read {
             batch.push(&read.sql, &read.values);
         }
@@ -265,7 +265,7 @@ impl WriteTx {
         let (locked, read): (Vec<AnyRow>, Vec<AnyRow>) = rows
             .into_iter()
             .partition(|r| r.columns().len() == 2 && r.try_column(LOCKED_VERSION).is_ok());
-        let version = locked_version(&locked, &ids, key, lock)?;
+        let version = statement.locked_version(&locked, lock)?;
         Ok((tx, version, read))
     }
 
@@ -303,13 +303,13 @@ impl WriteTx {
             )));
         }
         self.held = lock.rank();
-        let (sql, ids, key) = lock_statement(self.backend, lock);
-        let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
-        for id in &ids {
+        let statement = lock_statement(self.backend, lock);
+        let mut q = sqlx::query(sqlx::AssertSqlSafe(statement.sql.as_str()));
+        for id in &statement.binds {
             q = q.bind(*id);
         }
         let rows: Vec<AnyRow> = q.fetch_all(self.conn()).await?;
-        locked_version(&rows, &ids, key, lock)
+        statement.locked_version(&rows, lock)
     }
 
     /// Locks every card of a column before they are deleted with it (PostgreSQL;
@@ -434,13 +434,40 @@ pub(crate) fn lock_statements(backend: Backend) -> Vec<String> {
         Lock::Webhook(&hook),
     ]
     .into_iter()
-    .map(|lock| lock_statement(backend, lock).0)
+    .map(|lock| lock_statement(backend, lock).sql)
     .collect()
 }
 
-/// The statement of `lock` (see [`WriteTx::lock`]), the ids its `$1`, `$2`, …
-/// bind (sorted), and the key column it returns.
-fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>, &'static str) {
+/// The statement of a [`Lock`] (see [`WriteTx::lock`]).
+struct LockStatement<'a> {
+    /// Its text.
+    sql: String,
+    /// The ids its `$1`, `$2`, … bind, the first one the locked row whose
+    /// version a precondition compares.
+    binds: Vec<&'a str>,
+    /// The key column of the rows it returns.
+    key: &'static str,
+    /// How many rows it returns when every row it locks exists.
+    rows: usize,
+}
+
+impl LockStatement<'_> {
+    /// The version the first bound id's row had before the statement advanced
+    /// it; a row missing from `rows` is `lock`'s not-found error.
+    fn locked_version(&self, rows: &[AnyRow], lock: Lock<'_>) -> Result<i64> {
+        if rows.len() != self.rows {
+            return Err(lock.missing());
+        }
+        let first = rows.iter().find_map(|r| {
+            let k: String = r.try_get(self.key).ok()?;
+            (k == self.binds[0]).then(|| r.try_get::<i64, _>(LOCKED_VERSION).ok())?
+        });
+        Ok(first.unwrap_or_default())
+    }
+}
+
+/// The statement of `lock`, its ids sorted.
+fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> LockStatement<'a> {
     let suffix = backend.row_lock_suffix();
     let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
         Lock::Workspace(id) => ("workspaces", "id", vec![id.as_ref()]),
@@ -473,7 +500,12 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> (String, Vec<&'a str>
          RETURNING {key}, version - 1 AS {LOCKED_VERSION}",
         placeholders.join(", ")
     );
-    (sql, ids, key)
+    LockStatement {
+        sql,
+        rows: ids.len(),
+        binds: ids,
+        key,
+    }
 }
 
 /// The gate of column sets (PostgreSQL): a transaction-scoped advisory lock
@@ -529,7 +561,7 @@ fn column_in_statement<'a>(
     backend: Backend,
     sets: &'a [ColumnSetId],
     column: &'a ColumnId,
-) -> (String, Vec<&'a str>, &'static str) {
+) -> LockStatement<'a> {
     let mut shared: Vec<&str> = sets.iter().map(AsRef::as_ref).collect();
     shared.sort_unstable();
     shared.dedup();
@@ -542,27 +574,15 @@ fn column_in_statement<'a>(
          RETURNING column_id AS id, version - 1 AS {LOCKED_VERSION}",
         backend.key_share_suffix(),
     );
-    let mut ids = vec![column.as_ref()];
-    ids.extend(shared);
-    (sql, ids, "id")
-}
-
-/// The version the first of `ids` had before the lock's statement advanced
-/// it; a row missing from `rows` is the lock's not-found error.
-fn locked_version(rows: &[AnyRow], ids: &[&str], key: &str, lock: Lock<'_>) -> Result<i64> {
-    // A column's lock answers the column's row alone, its sets being shared.
-    let expected = match lock {
-        Lock::ColumnIn { .. } => 1,
-        _ => ids.len(),
-    };
-    if rows.len() != expected {
-        return Err(lock.missing());
+    let mut binds = vec![column.as_ref()];
+    binds.extend(shared);
+    // The column's row alone: its sets are only shared.
+    LockStatement {
+        sql,
+        binds,
+        key: "id",
+        rows: 1,
     }
-    let first = rows.iter().find_map(|r| {
-        let k: String = r.try_get(key).ok()?;
-        (k == ids[0]).then(|| r.try_get::<i64, _>(LOCKED_VERSION).ok())?
-    });
-    Ok(first.unwrap_or_default())
 }
 
 impl Drop for WriteTx {
