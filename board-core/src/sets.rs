@@ -42,7 +42,7 @@ impl Board {
     where
         E: Executor<'e, Database = Any>,
     {
-        let row = set_row(exec, ws, project, &versions_sql()).await?;
+        let row = set_row(exec, ws, project, versions_sql()).await?;
         versioned_effect_of(&row, project, field)
     }
 
@@ -80,15 +80,14 @@ impl Board {
 /// columns' versions (`column_versions`). Each only grows while the set's
 /// version stays (a column, and its version's row, is deleted only under the
 /// set's lock, which advances the set's version), so the three never return
-/// to a value a client saw before a change.
-fn versions_sql() -> String {
-    let set = effect_set_sql("$1", "$2");
-    format!(
-        ", (SELECT version FROM column_sets v WHERE v.id = {set}) AS set_version, \
-         (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version, \
-         (SELECT CAST(COALESCE(SUM(cv.version), 0) AS BIGINT) FROM column_versions cv \
-          JOIN columns c2 ON c2.id = cv.column_id WHERE c2.set_id = {set}) AS columns_version"
-    )
+/// to a value a client saw before a change. The set in effect is read from
+/// [`set_row_select`]'s `effect`, which these columns follow.
+fn versions_sql() -> &'static str {
+    ", (SELECT version FROM column_sets v WHERE v.id = (SELECT id FROM effect)) AS set_version, \
+     (SELECT version FROM settings WHERE workspace_id = $1) AS settings_version, \
+     (SELECT CAST(COALESCE(SUM(cv.version), 0) AS BIGINT) FROM column_versions cv \
+      JOIN columns c2 ON c2.id = cv.column_id WHERE c2.set_id = (SELECT id FROM effect)) \
+     AS columns_version"
 }
 
 /// The set in effect and its versions, from a row that selected
@@ -140,10 +139,12 @@ fn project_key(project: Option<&str>) -> &str {
 }
 
 /// The `SELECT` of a set row (`$1` the workspace, `$2` the project), without
-/// a `FROM`, and `extra` columns.
+/// a `FROM`, and `extra` columns. The set in effect is the common table
+/// `effect`, evaluated (and planned) once however many columns read it.
 fn set_row_select(extra: &str) -> String {
     format!(
-        "SELECT {} AS effect_set, \
+        "WITH effect AS (SELECT {} AS id) \
+         SELECT (SELECT id FROM effect) AS effect_set, \
          (SELECT id FROM column_sets WHERE workspace_id = $1 AND project_id = $2) AS project_set{extra}",
         effect_set_sql("$1", "$2")
     )
