@@ -18,7 +18,8 @@
 //! Prints req/s, p50, p99 and the slowest request. Bounded request counts.
 //! `LATENCY_ONLY=columns` (a comma-separated list of `comments`, `moves`,
 //! `columns`, `reads`) runs only those parts, e.g. to profile one of them
-//! (`reads` reads the comments that `comments` posts: run both).
+//! (without `comments`, `reads` writes the thread it reads straight into the
+//! table).
 //! `LATENCY_ONLY=mixed` (never run by default) times card creations, one at a
 //! time, while the spread moves run: a creation waits for the moves that
 //! share its set.
@@ -431,6 +432,10 @@ async fn main() {
             "{}",
             history_raw.line("  reference: raw read of the same rows")
         );
+        if !runs("comments") {
+            // The thread the comment POSTs would have written.
+            fill_thread(&pool, &url, &hot).await;
+        }
         let thread = one_by_one(format!("/api/cards/{hot}/comments")).await;
         let thread_raw = raw_read(
         "SELECT id, card_id, content, created_at, updated_at FROM comments WHERE card_id = $1 ORDER BY created_at, seq",
@@ -547,6 +552,40 @@ async fn fill_board(pool: &AnyPool, url: &str, tenant: &str, column: &str) {
 }
 
 /// Gives `card` 10,000 more history entries, set-based.
+/// Writes [`WRITES`] comments to `card` straight into the table (seq 1 to
+/// [`WRITES`]), when the comment POSTs did not run.
+async fn fill_thread(pool: &AnyPool, url: &str, card: &str) {
+    let content = "'A comment with **Markdown** and some text to store.'";
+    let sql = if url.starts_with("sqlite") {
+        format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2) \
+             INSERT INTO comments (id, card_id, seq, content, created_at, updated_at) \
+             SELECT 'c' || substr(lower(hex(randomblob(12))), 1, 23), $1, i, {content}, \
+                    '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n"
+        )
+    } else {
+        format!(
+            "INSERT INTO comments (id, card_id, seq, content, created_at, updated_at) \
+             SELECT 'c' || substr(md5(random()::text || i::text), 1, 23), $1, i, {content}, \
+                    '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' \
+             FROM generate_series(1, $2) AS i"
+        )
+    };
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(card)
+        .bind(WRITES as i64)
+        .execute(pool)
+        .await
+        .unwrap();
+    if !url.starts_with("sqlite") {
+        // The next comment's seq comes after these (migration 0015).
+        sqlx::query("SELECT setval('comments_seq', (SELECT MAX(seq) FROM comments) + 1, false)")
+            .execute(pool)
+            .await
+            .unwrap();
+    }
+}
+
 async fn fill_history(pool: &AnyPool, url: &str, card: &str) {
     let sql = if url.starts_with("sqlite") {
         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2) \
