@@ -351,8 +351,6 @@ mod workspaces;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use sqlx::AnyPool;
-
 // The public API, each item once.
 pub use access::{
     check_token_lifetime, Account, Actor, Bearer, Caller, IssuedToken, Membership, Role, Session,
@@ -497,7 +495,7 @@ pub struct PoolStats {
 /// the installation's attachment settings. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Board {
-    pool: AnyPool,
+    pool: store::Conns,
     backend: Backend,
     store: Arc<dyn FileStore>,
     max_attachment_bytes: u64,
@@ -550,6 +548,7 @@ impl Board {
                 ))
             })?),
         };
+        let pool = store::Conns::new(pool, options.acquire_timeout);
         let feed = events::Feed::new(&pool, backend);
         let writers = store::WriteQueue::new(&pool, backend, prepared);
         let board = Board {
@@ -580,7 +579,7 @@ impl Board {
         PoolStats {
             open: self.pool.size(),
             idle: self.pool.num_idle(),
-            max: self.pool.options().get_max_connections(),
+            max: self.pool.max(),
         }
     }
 

@@ -27,7 +27,9 @@
 
 use std::collections::VecDeque;
 
-use sqlx::{AnyPool, Row};
+use sqlx::Row;
+
+use crate::store::Conns;
 
 use crate::error::Result;
 use crate::store::Backend;
@@ -63,7 +65,7 @@ impl Horizon {
     /// have all finished, and returns the seq of the last one cleared: every
     /// event up to it is committed or never will be. `None`: none cleared
     /// (PostgreSQL, transactions still run; [`Horizon::waiting`] is then true).
-    pub(crate) async fn advance(&mut self, pool: &AnyPool) -> Result<Option<i64>> {
+    pub(crate) async fn advance(&mut self, pool: &Conns) -> Result<Option<i64>> {
         let seq = last_seq(pool, self.backend).await?;
         let Some(running_writes) = self.backend.running_writes_sql() else {
             // Writes commit in seq order.
@@ -108,7 +110,7 @@ impl Horizon {
 /// The last seq taken: PostgreSQL, the sequence's last value (committed or
 /// not); SQLite, the last seq written (or, with none retained, the last
 /// pruned).
-pub(crate) async fn last_seq(pool: &AnyPool, backend: Backend) -> Result<i64> {
+pub(crate) async fn last_seq(pool: &Conns, backend: Backend) -> Result<i64> {
     let sql = backend.last_seq_sql();
     let row = sqlx::query(sql).fetch_one(pool).await?;
     Ok(row.try_get("s")?)

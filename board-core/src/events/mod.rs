@@ -38,7 +38,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use sqlx::any::AnyRow;
-use sqlx::{AnyPool, Row};
+use sqlx::Row;
 use tokio::sync::{broadcast, Notify};
 
 use crate::access::{Actor, Role};
@@ -167,7 +167,7 @@ struct FeedInner {
     /// Every event up to this seq has been broadcast (once started).
     pos: AtomicI64,
     /// PostgreSQL: the pool that sends `NOTIFY` after a commit with events.
-    notify_pool: Option<AnyPool>,
+    notify_pool: Option<crate::store::Conns>,
     /// A `NOTIFY` is being sent.
     sending: AtomicBool,
     /// A commit since the last `NOTIFY` began.
@@ -200,7 +200,7 @@ impl OnCommit for Feed {
 
 impl Feed {
     /// The feed of a board on `pool`.
-    pub(crate) fn new(pool: &AnyPool, backend: Backend) -> Feed {
+    pub(crate) fn new(pool: &crate::store::Conns, backend: Backend) -> Feed {
         Feed(Arc::new(FeedInner {
             wake: Notify::new(),
             commits: tokio::sync::watch::channel(0).0,

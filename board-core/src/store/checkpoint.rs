@@ -23,7 +23,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use sqlx::{AnyPool, Row};
+use sqlx::Row;
+
+use super::Conns;
 use tokio::sync::{watch, Mutex};
 
 /// How long the task lets commits gather before it checkpoints them: a
@@ -57,7 +59,7 @@ impl Commits {
 /// Starts the checkpoint task of a board's SQLite pool. It ends once every
 /// holder of `commits` is gone (the board and its clones dropped) or the
 /// pool is closed.
-pub(crate) fn spawn(pool: AnyPool, commits: &Commits, turn: Arc<Mutex<()>>) {
+pub(crate) fn spawn(pool: Conns, commits: &Commits, turn: Arc<Mutex<()>>) {
     let mut woken = commits.0.subscribe();
     tokio::spawn(async move {
         while woken.changed().await.is_ok() {
@@ -78,7 +80,7 @@ pub(crate) fn spawn(pool: AnyPool, commits: &Commits, turn: Arc<Mutex<()>>) {
 
 /// One passive checkpoint, and another under the write turn when the log is
 /// past [`LOG_LIMIT`], so that the next writer rewinds it.
-async fn checkpoint(pool: &AnyPool, turn: &Mutex<()>) -> Result<(), sqlx::Error> {
+async fn checkpoint(pool: &Conns, turn: &Mutex<()>) -> Result<(), sqlx::Error> {
     if passive(pool).await? > LOG_LIMIT {
         let _turn = turn.lock().await;
         passive(pool).await?;
@@ -87,7 +89,7 @@ async fn checkpoint(pool: &AnyPool, turn: &Mutex<()>) -> Result<(), sqlx::Error>
 }
 
 /// Runs `PRAGMA wal_checkpoint(PASSIVE)` and returns the log's size in frames.
-async fn passive(pool: &AnyPool) -> Result<i64, sqlx::Error> {
+async fn passive(pool: &Conns) -> Result<i64, sqlx::Error> {
     let row = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
         .fetch_one(pool)
         .await?;

@@ -8,6 +8,7 @@
 
 mod batch;
 mod checkpoint;
+mod conns;
 mod dialect;
 mod outbox;
 mod prepared;
@@ -22,6 +23,7 @@ use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 use crate::error::{Error, Result};
 
 pub(crate) use batch::{Deferred, Value};
+pub(crate) use conns::{Conn, Conns};
 pub(crate) use outbox::{OnCommit, OutboxRow};
 pub(crate) use prepared::Prepared;
 pub(crate) use tx::{Lock, WriteQueue, WriteTx};

@@ -3,15 +3,14 @@
 use std::sync::Arc;
 
 use sqlx::any::AnyRow;
-use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, AnyPool, Row};
+use sqlx::{AnyConnection, Row};
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use super::batch::{Batch, Deferred, Value};
 use super::checkpoint::Commits;
 use super::outbox::{self, OnCommit, OutboxRow};
 use super::prepared::Prepared;
-use super::Backend;
+use super::{Backend, Conn, Conns};
 use crate::error::{Error, Result};
 use crate::ids::{CardId, ColumnId, ColumnSetId, WebhookId, WorkspaceId};
 
@@ -38,7 +37,7 @@ use crate::ids::{CardId, ColumnId, ColumnSetId, WebhookId, WorkspaceId};
 /// statement would run before the deferred ones; debug builds panic).
 pub(crate) struct WriteTx {
     /// `None` only once committed or handed to the rollback on drop.
-    tx: Option<PoolConnection<Any>>,
+    tx: Option<Conn>,
     backend: Backend,
     /// The rank of the last lock taken: locks are taken parent first.
     held: u8,
@@ -82,7 +81,7 @@ pub(crate) struct WriteQueue {
 impl WriteQueue {
     /// An empty queue for a pool whose connections prepared `prepared`; for
     /// SQLite, with the checkpoint task of `pool` started.
-    pub(crate) fn new(pool: &AnyPool, backend: Backend, prepared: Arc<Prepared>) -> WriteQueue {
+    pub(crate) fn new(pool: &Conns, backend: Backend, prepared: Arc<Prepared>) -> WriteQueue {
         let queue = WriteQueue {
             turn: Arc::default(),
             commits: Arc::new(Commits::new()),
@@ -177,7 +176,7 @@ impl WriteTx {
     /// Opens a write transaction that holds no lock yet (SQLite: after this
     /// process's earlier writers, in arrival order).
     pub(crate) async fn begin(
-        pool: &AnyPool,
+        pool: &Conns,
         backend: Backend,
         queue: &WriteQueue,
         on_commit: Arc<dyn OnCommit>,
@@ -201,7 +200,7 @@ impl WriteTx {
     /// references `FOR KEY SHARE`, which a `DELETE` waits for). It may only
     /// defer statements ([`WriteTx::defer`]; debug builds panic otherwise).
     pub(crate) async fn begin_at_commit(
-        pool: &AnyPool,
+        pool: &Conns,
         backend: Backend,
         queue: &WriteQueue,
         on_commit: Arc<dyn OnCommit>,
@@ -229,7 +228,7 @@ impl WriteTx {
     /// Returns the version the (first) locked row had and the rows `read`
     /// answered.
     pub(crate) async fn begin_locked(
-        pool: &AnyPool,
+        pool: &Conns,
         backend: Backend,
         queue: &WriteQueue,
         on_commit: Arc<dyn OnCommit>,
@@ -388,7 +387,8 @@ impl WriteTx {
             self.tx = Some(tx);
             return Err(e.into());
         }
-        drop(tx);
+        // Everything sent was answered: the next operation may have it.
+        tx.give_back();
         drop(self.turn.take());
         if let Some(commits) = self.commits.take() {
             commits.committed();

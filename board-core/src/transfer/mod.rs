@@ -17,8 +17,7 @@ use std::time::Duration;
 use serde::ser::SerializeMap;
 use serde::Serialize;
 use sqlx::any::AnyRow;
-use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, Row as _};
+use sqlx::{AnyConnection, Row as _};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
@@ -562,7 +561,7 @@ pub(crate) async fn commit_with_files(
 
 /// Ends the read transaction of [`Board::snapshot`] (a connection that
 /// cannot end it is closed, never handed back inside a transaction).
-async fn end_snapshot(mut conn: PoolConnection<Any>) {
+async fn end_snapshot(mut conn: crate::store::Conn) {
     if sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await.is_err() {
         conn.close_on_drop();
     }
@@ -570,7 +569,7 @@ async fn end_snapshot(mut conn: PoolConnection<Any>) {
 
 impl Board {
     /// A connection inside one read snapshot of the database.
-    async fn snapshot(&self) -> Result<PoolConnection<Any>> {
+    async fn snapshot(&self) -> Result<crate::store::Conn> {
         let mut conn = self.pool.acquire().await?;
         catalog::begin_snapshot(&mut conn, self.backend).await?;
         Ok(conn)
