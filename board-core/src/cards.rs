@@ -654,14 +654,19 @@ impl Board {
             "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
              AND archived_at IS NULL ORDER BY position, created_at"
         );
-        // Each card is made as its row arrives.
-        let cards = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(&set)
-            .try_map(|row| reads::card_at(&row))
-            .fetch_all(&self.pool);
-        let (columns, cards) = tokio::try_join!(self.set_columns(&self.pool, &set), async {
-            Ok(cards.await?)
-        })?;
+        // Each card is made as its row arrives, straight from the connection
+        // (a big read: `store::Conns`).
+        let cards = async {
+            let mut conn = self.pool.acquire().await?;
+            let cards = sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(&set)
+                .try_map(|row| reads::card_at(&row))
+                .fetch_all(&mut *conn)
+                .await?;
+            conn.give_back();
+            Ok(cards)
+        };
+        let (columns, cards) = tokio::try_join!(self.set_columns(&self.pool, &set), cards)?;
         Ok(BoardView {
             columns: reads::board_columns(columns, cards),
         })

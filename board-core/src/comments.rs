@@ -227,15 +227,22 @@ impl Board {
         let sql = format!(
             "SELECT {COMMENT_COLUMNS} FROM comments WHERE card_id = $1 ORDER BY created_at, seq"
         );
-        let rows = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql))
-            .bind(card)
-            .fetch_all(&self.pool);
+        // A big read: its rows straight from the connection (`store::Conns`).
+        let rows = async {
+            let mut conn = self.pool.acquire().await?;
+            let rows = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql))
+                .bind(card)
+                .fetch_all(&mut *conn)
+                .await?;
+            conn.give_back();
+            Ok::<_, Error>(rows)
+        };
         let images = attachments::select(
             &self.pool,
             "WHERE card_id = $1 AND comment_id IS NOT NULL ORDER BY created_at, id",
             card,
         );
-        let (rows, images) = tokio::try_join!(async { Ok(rows.await?) }, images)?;
+        let (rows, images) = tokio::try_join!(rows, images)?;
         let mut by_comment: HashMap<CommentId, Vec<Attachment>> = HashMap::new();
         for a in images {
             if let Some(key) = a.comment_id.clone() {
