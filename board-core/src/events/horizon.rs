@@ -29,10 +29,8 @@ use std::collections::VecDeque;
 
 use sqlx::Row;
 
-use crate::store::Conns;
-
 use crate::error::Result;
-use crate::store::Backend;
+use crate::store::{Backend, Conns};
 
 /// How many fences are kept before the newest ones are merged (a fence
 /// that waits on a long transaction; merging only makes one wait longer).

@@ -24,9 +24,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::Row;
+use tokio::sync::{watch, Mutex};
 
 use super::Conns;
-use tokio::sync::{watch, Mutex};
 
 /// How long the task lets commits gather before it checkpoints them: a
 /// checkpoint copies a page written many times once.
