@@ -338,15 +338,9 @@ impl Stream for Rows<'_> {
         }
         match self.receiver.poll_recv(cx) {
             Poll::Ready(Some(rows)) => {
+                // `ready_chunks` sends no empty chunk.
                 self.ready = rows.into_iter();
-                match self.ready.next() {
-                    Some(row) => Poll::Ready(Some(Ok(row))),
-                    // An empty message: look again.
-                    None => {
-                        cx.waker().wake_by_ref();
-                        Poll::Pending
-                    }
-                }
+                Poll::Ready(self.ready.next().map(Ok))
             }
             // Every row was read, or none is left and nothing more comes.
             Poll::Ready(None) => Poll::Ready(None),
