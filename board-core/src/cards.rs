@@ -219,6 +219,24 @@ pub(crate) const MOVE_TO_END_SQL: &str =
     "UPDATE cards SET column_id = $2, updated_at = $3, title = $4, \
      history_seq = history_seq + 1, position = CAST($5 AS BIGINT) WHERE id = $1";
 
+/// A move to the end of another column that takes its place in the commit's
+/// round trip ([`Lock::ColumnGate`]), after the column's lock
+/// ([`store::column_version_bump`]): the card `$1` into column `$2` at its
+/// end as of that lock, at `$3`, titled `$4`, one more history entry;
+/// answers the position taken.
+pub(crate) fn move_at_commit_sql() -> String {
+    format!(
+        "UPDATE cards SET column_id = $2, updated_at = $3, title = $4, \
+         history_seq = history_seq + 1, \
+         position = (SELECT COALESCE(MAX(e.position), 0) + {SPACING} FROM cards e \
+                     WHERE e.column_id = $2) \
+         WHERE id = $1 RETURNING position AS {MOVED_POSITION}"
+    )
+}
+
+/// The column of the position [`move_at_commit_sql`] answers.
+const MOVED_POSITION: &str = "moved_position";
+
 /// A card's columns as the wire type reads them, written once.
 macro_rules! card_columns {
     () => {
@@ -418,7 +436,7 @@ impl Board {
         let patch = input.into().open()?;
         // A move to a column's end (no placement) locks that column alone.
         let to_end = patch.column_id.is_some() && patch.placement.is_none();
-        let (mut tx, card, _, row) = self
+        let (mut tx, card, _, row, at_commit) = self
             .open_card(place, patch.column_id.as_ref(), to_end)
             .await?;
         cond.check(
@@ -455,6 +473,13 @@ impl Board {
             let Some(title) = title else {
                 return Ok(card); // nothing changes
             };
+            if at_commit {
+                // Renamed in its column under the gate alone: the column's
+                // lock and version, as `Lock::ColumnIn` takes them.
+                store::column_version_bump(&card.column_id)
+                    .run(&mut tx)
+                    .await?;
+            }
             let sql = format!(
                 "UPDATE cards SET title = $2, updated_at = $3 WHERE id = $1 RETURNING {RETURNED}"
             );
@@ -481,24 +506,29 @@ impl Board {
             // known (the end was read with the card under the target
             // column's lock, or its sets' lock, which every other write of a
             // position there waits for, so no other card takes it), and its
-            // UPDATE goes with the commit.
-            let moved = Card {
+            // UPDATE goes with the commit. Or (`at_commit`) the column's lock
+            // and the end go with the commit too, before that UPDATE.
+            let mut moved = Card {
                 column_id: to.clone(),
                 title: title.unwrap_or_else(|| card.title.clone()),
-                position: row.try_get("to_end")?,
+                position: store::PENDING_POSITION,
                 updated_at: at,
                 ..card.clone()
             };
-            tx.defer(Deferred::new(
-                MOVE_TO_END_SQL,
-                vec![
-                    store::Value::text(id),
-                    store::Value::text(to),
-                    store::Value::text(&moved.updated_at),
-                    store::Value::text(&moved.title),
-                    store::Value::text(moved.position.to_string()),
-                ],
-            ));
+            let mut values = vec![
+                store::Value::text(id),
+                store::Value::text(to),
+                store::Value::text(&moved.updated_at),
+                store::Value::text(&moved.title),
+            ];
+            if at_commit {
+                tx.defer(store::column_version_bump(to));
+                tx.defer(Deferred::new(move_at_commit_sql(), values));
+            } else {
+                moved.position = row.try_get("to_end")?;
+                values.push(store::Value::text(moved.position.to_string()));
+                tx.defer(Deferred::new(MOVE_TO_END_SQL, values));
+            }
             return self.moved(tx, actor, card, moved, names, None).await;
         }
         // The move, the rename and the history counter in one statement.
@@ -524,13 +554,14 @@ impl Board {
 
     /// The rest of a move of `card` (as read under the lock) to `moved`: its
     /// history entry (when it changed columns: `names`), its title's words when
-    /// renamed, the cards a placement renumbered, the event and the commit.
+    /// renamed, the cards a placement renumbered, the event and the commit
+    /// (which gives a position left pending, [`store::PENDING_POSITION`]).
     async fn moved(
         &self,
         mut tx: WriteTx,
         actor: &Actor,
         card: Card,
-        moved: Card,
+        mut moved: Card,
         names: Option<(String, String)>,
         spot: Option<Spot>,
     ) -> Result<Card> {
@@ -546,14 +577,19 @@ impl Board {
             repositioned(&mut tx, actor, &moved.workspace_id, &moved.column_id, &spot);
         }
         let from = [("fromColumnId", serde_json::json!(card.column_id))];
-        tx.emit(Change::new(
-            "card.moved",
-            &moved.workspace_id,
-            actor,
-            &moved,
-            &from,
-        ));
-        tx.commit().await?;
+        let mut change = Change::new("card.moved", &moved.workspace_id, actor, &moved, &from);
+        if moved.position != store::PENDING_POSITION {
+            tx.emit(change);
+            tx.commit().await?;
+            return Ok(moved);
+        }
+        change.position_of = Some(moved.id.clone());
+        tx.emit(change);
+        let rows = tx.commit_reading().await?;
+        moved.position = rows
+            .iter()
+            .find_map(|r| r.try_get(MOVED_POSITION).ok())
+            .ok_or_else(|| Error::Internal("a move's commit answered no position".into()))?;
         Ok(moved)
     }
 
@@ -712,7 +748,8 @@ impl Board {
         place: Place,
         target: Option<&ColumnId>,
     ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow)> {
-        self.open_card(place, target, false).await
+        let (tx, card, effect, row, _) = self.open_card(place, target, false).await?;
+        Ok((tx, card, effect, row))
     }
 
     /// [`Board::write_card`], or with `to_end` (a move to the end of
@@ -721,6 +758,12 @@ impl Board {
     /// of a board commit at once, and the card re-read locked (PostgreSQL
     /// `FOR NO KEY UPDATE`). A target that is no column falls back to the
     /// sets' lock, which refuses it as every write does.
+    ///
+    /// PostgreSQL takes the gate alone ([`Lock::ColumnGate`]) and leaves the
+    /// column's lock for the commit (answered `true`), unless the target has
+    /// a hard WIP limit: its count is read under the column's lock, so that
+    /// lock is taken at once, with the card's read again, in one more round
+    /// trip.
     ///
     /// Why the source column needs no lock: every other write of a card's
     /// place or of a column holds its sets' lock, which waits for this one;
@@ -731,11 +774,19 @@ impl Board {
         mut place: Place,
         target: Option<&ColumnId>,
         mut to_end: bool,
-    ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow)> {
+    ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow, bool)> {
+        let at_commit = self.backend == store::Backend::Postgres;
         loop {
-            let (lock, locked) = match (target, to_end) {
-                (Some(column), true) => (
+            let (lock, locked) = match (target, to_end, at_commit) {
+                (Some(column), true, false) => (
                     Lock::ColumnIn {
+                        sets: &place.sets,
+                        column,
+                    },
+                    Some(self.backend),
+                ),
+                (Some(column), true, true) => (
+                    Lock::ColumnGate {
                         sets: &place.sets,
                         column,
                     },
@@ -744,7 +795,7 @@ impl Board {
                 _ => (Lock::ColumnSets(&place.sets), None),
             };
             let read = card_read(&place, target, locked);
-            let (tx, _, rows) = match self.write_reading(lock, Some(&read)).await {
+            let (mut tx, _, rows) = match self.write_reading(lock, Some(&read)).await {
                 Err(Error::NotFound("column")) if to_end => {
                     to_end = false;
                     continue;
@@ -755,8 +806,20 @@ impl Board {
             let row = rows.into_iter().next().ok_or(Error::NotFound("card"))?;
             let set: ColumnSetId = row.try_get("current_set")?;
             if place.sets.contains(&set) {
+                let card = Card::from_row(&row)?;
                 let [_, effect] = place.sets;
-                return Ok((tx, Card::from_row(&row)?, effect, row));
+                let at_commit = to_end && at_commit && target.is_some();
+                let limited = Room::from_row(&row).is_ok_and(|r| r.limited());
+                if let (true, true, Some(column)) = (at_commit, limited, target) {
+                    if *column != card.column_id {
+                        // A hard limit: its count is read under the column's
+                        // lock, taken now, in one more round trip.
+                        let mut rows = tx.send(&[store::column_version_bump(column), read]).await?;
+                        let row = rows.pop().ok_or(Error::NotFound("card"))?;
+                        return Ok((tx, card, effect, row, false));
+                    }
+                }
+                return Ok((tx, card, effect, row, at_commit));
             }
             // It moved into a set this lock does not hold (its set in effect
             // changed meanwhile): lock again from where it is now.

@@ -682,6 +682,8 @@ fn hot_statements(backend: store::Backend) -> Vec<String> {
         cards::card_read_sql(true),
         cards::card_move_read_sql(backend),
         cards::MOVE_TO_END_SQL.to_string(),
+        cards::move_at_commit_sql(),
+        store::COLUMN_VERSION_SQL.to_string(),
         cards::column_read_sql(false),
         cards::column_read_sql(true),
         history::ENTRY_SQL.to_string(),

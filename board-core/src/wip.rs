@@ -154,6 +154,11 @@ impl Room {
         })
     }
 
+    /// Whether the column has a hard limit.
+    pub(crate) fn limited(&self) -> bool {
+        self.hard_limit.is_some()
+    }
+
     /// `WIP_LIMIT` when `adding` more cards would put more than the hard limit
     /// in the column named `name`. Adding nothing is always admitted, so a
     /// limit lowered below the count refuses only what adds to the column.

@@ -184,6 +184,11 @@ on_both_backends! {
         ok(&r, "card.updated");
         views.after(&app, &mut tags, "card.updated", &["board", "card"]).await;
 
+        // Renamed with its own column named: under that column's lock alone.
+        let r = app.call("PATCH", &format!("/api/cards/{a}"), Some(json!({"title": "A3", "columnId": doing}))).await;
+        ok(&r, "card.updated in its column");
+        views.after(&app, &mut tags, "card.updated in its column", &["board", "card"]).await;
+
         // Contract §19: an archived card leaves the board; restored, it is back.
         let r = app.call("POST", &format!("/api/cards/{a}/archive"), None).await;
         ok(&r, "card.archived");

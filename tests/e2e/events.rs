@@ -112,6 +112,52 @@ on_both_backends! {
         assert!(events.next(QUIET).await.is_none(), "one event per change");
     }
 
+    async fn moves_racing_into_one_column_stream_the_positions_they_answer(backend) {
+        // On PostgreSQL a move to a column's end takes its place in the commit
+        // (`Lock::ColumnGate`): its event's position is written there too.
+        let app = std::sync::Arc::new(common::spawn_app(backend).await);
+        let mut events = stream(&app, &app.token, "", None).await;
+        let done = id(&app.columns().await[2]);
+        let mut cards = Vec::new();
+        for i in 0..8 {
+            cards.push(id(&app.card(&format!("Card {i}")).await));
+        }
+        let created = events.take(8, WAIT).await;
+        assert_eq!(created.len(), 8);
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(cards.len()));
+        let tasks: Vec<_> = cards.iter().map(|card| {
+            let (app, barrier, done) = (app.clone(), barrier.clone(), done.clone());
+            let path = format!("/api/cards/{card}");
+            tokio::spawn(async move {
+                barrier.wait().await;
+                app.call("PATCH", &path, Some(json!({"columnId": done}))).await
+            })
+        }).collect();
+        let mut answered = std::collections::HashMap::new();
+        for t in tasks {
+            let r = t.await.unwrap();
+            assert_eq!(r.status, 200, "{:?}", r.body);
+            answered.insert(id(&r.body), r.body);
+        }
+        let mut positions: Vec<i64> = answered.values().map(|c| c["position"].as_i64().unwrap()).collect();
+        positions.sort_unstable();
+        positions.dedup();
+        assert_eq!(positions.len(), 8, "one position each: {answered:?}");
+        let frames = events.take(8, WAIT).await;
+        assert_eq!(frames.len(), 8);
+        let mut last = 0;
+        for f in &frames {
+            assert_eq!(f.event, "card.moved");
+            let subject = &f.data["subject"];
+            assert_eq!(subject, &answered[&id(subject)], "the event's card is the answer's");
+            let position = subject["position"].as_i64().unwrap();
+            assert!(position > last, "each move, in commit order, lands after the ones before");
+            last = position;
+        }
+        let board = app.call("GET", &format!("/api/cards/{}", cards[0]), None).await;
+        assert_eq!(board.body, answered[&cards[0]]);
+    }
+
     async fn refused_requests_emit_nothing(backend) {
         let app = common::spawn_app(backend).await;
         let mut events = stream(&app, &app.token, "", None).await;

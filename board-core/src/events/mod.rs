@@ -130,6 +130,7 @@ impl Change {
             kind,
             data: Value::Object(data).to_string(),
             at,
+            position_of: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! the one place in the crate that matches on the backend. Each method says
 //! what it is for; callers state *what* they need, never *which* database.
 
-use super::outbox::OutboxRow;
+use super::outbox::{OutboxRow, PENDING_POSITION_JSON};
 use super::Backend;
 
 static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -212,19 +212,25 @@ impl Backend {
         }
     }
 
-    /// PostgreSQL: the two statements that append one event, each without
+    /// PostgreSQL: the statements that append one event, each without
     /// literals in its text so that every connection prepares them
     /// ([`super::prepared`]): the transaction's xid taken first, then the row
     /// with its seq (the order [`Backend::commit_statement`] explains), its
-    /// values `$1`…`$4` in the order of `OutboxRow::values`. SQLite: none (its
-    /// statements are bound and kept prepared by sqlx).
-    pub(crate) fn one_event_statements(self) -> Option<[&'static str; 2]> {
+    /// values `$1`…`$4` in the order of `OutboxRow::values`; or that row with
+    /// the position of the card `$5` written into its data
+    /// ([`OutboxRow::position_of`]). SQLite: none (its statements are bound
+    /// and kept prepared by sqlx).
+    pub(crate) fn one_event_statements(self) -> Option<[&'static str; 3]> {
         match self {
             Backend::Sqlite => None,
             Backend::Postgres => Some([
                 "SELECT pg_current_xact_id() IS NOT NULL",
                 "INSERT INTO events (seq, workspace_id, type, at, data) \
                  VALUES (nextval('events_seq'), $1, $2, $3, $4)",
+                "INSERT INTO events (seq, workspace_id, type, at, data) \
+                 VALUES (nextval('events_seq'), $1, $2, $3, \
+                 replace($4, '\"position\":-9223372036854775808', '\"position\":' || \
+                 (SELECT CAST(position AS TEXT) FROM cards WHERE id = $5)))",
             ]),
         }
     }
@@ -249,7 +255,12 @@ impl Backend {
         let mut sql = String::new();
         if !rows.is_empty() {
             match self {
-                Backend::Sqlite => sql.push_str(&self.insert_statement(rows.len())),
+                Backend::Sqlite => {
+                    // Its moves lock their column up front: no position left
+                    // for the commit.
+                    debug_assert!(rows.iter().all(|r| r.position_of.is_none()));
+                    sql.push_str(&self.insert_statement(rows.len()))
+                }
                 Backend::Postgres => {
                     sql.push_str(
                         "SELECT pg_current_xact_id() IS NOT NULL; \
@@ -258,8 +269,17 @@ impl Backend {
                     let values: Vec<String> = rows
                         .iter()
                         .map(|r| {
-                            let values = r.values().map(literal).join(", ");
-                            format!("(nextval('events_seq'), {values})")
+                            let [ws, kind, at, data] = r.values().map(literal);
+                            let data = match &r.position_of {
+                                Some(card) => format!(
+                                    "replace({data}, {}, '\"position\":' || \
+                                     (SELECT CAST(position AS TEXT) FROM cards WHERE id = {}))",
+                                    literal(PENDING_POSITION_JSON),
+                                    literal(card.as_ref())
+                                ),
+                                None => data,
+                            };
+                            format!("(nextval('events_seq'), {ws}, {kind}, {at}, {data})")
                         })
                         .collect();
                     sql.push_str(&values.join(", "));
@@ -398,12 +418,44 @@ mod tests {
             kind: "card.deleted",
             data: "{}".into(),
             at: crate::time::Timestamp::from_millis(0),
+            position_of: None,
         };
         assert_eq!(Backend::Sqlite.commit_statement(&[]), "COMMIT");
         assert_eq!(
             Backend::Sqlite.commit_statement(&[c(), c()]),
             "INSERT INTO events (workspace_id, type, at, data) \
              VALUES ($1, $2, $3, $4), ($5, $6, $7, $8); COMMIT"
+        );
+    }
+
+    /// A row whose card takes its position in the commit gets it written
+    /// into its data there, in the multi-row text as in the prepared one.
+    #[test]
+    fn a_pending_position_is_written_by_the_commit() {
+        let json = serde_json::json!({"subject": {"position": super::super::PENDING_POSITION}});
+        assert!(json.to_string().contains(PENDING_POSITION_JSON));
+        let row = |card: Option<&str>| OutboxRow {
+            workspace: WorkspaceId::from_db("w".into()),
+            kind: "card.moved",
+            data: json.to_string(),
+            at: crate::time::Timestamp::from_millis(0),
+            position_of: card.map(|c| crate::ids::CardId::from_db(c.into())),
+        };
+        let sql = Backend::Postgres.commit_statement(&[row(None), row(Some("k1"))]);
+        assert_eq!(sql.matches("replace(").count(), 1, "{sql}");
+        assert!(
+            sql.contains(&format!(
+                "replace({}, {}, '\"position\":' || \
+                 (SELECT CAST(position AS TEXT) FROM cards WHERE id = E'k1'))",
+                literal(&json.to_string()),
+                literal(PENDING_POSITION_JSON)
+            )),
+            "{sql}"
+        );
+        let [_, _, pending] = Backend::Postgres.one_event_statements().unwrap();
+        assert!(
+            pending.contains(&format!("'{PENDING_POSITION_JSON}'")),
+            "{pending}"
         );
     }
 

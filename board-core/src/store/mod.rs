@@ -24,9 +24,9 @@ use crate::error::{Error, Result};
 
 pub(crate) use batch::{Deferred, Value};
 pub(crate) use conns::{Conn, Conns};
-pub(crate) use outbox::{OnCommit, OutboxRow};
+pub(crate) use outbox::{OnCommit, OutboxRow, PENDING_POSITION};
 pub(crate) use prepared::Prepared;
-pub(crate) use tx::{Lock, WriteQueue, WriteTx};
+pub(crate) use tx::{column_version_bump, Lock, WriteQueue, WriteTx, COLUMN_VERSION_SQL};
 
 impl Backend {
     /// The statements every connection prepares (PostgreSQL; none on SQLite,

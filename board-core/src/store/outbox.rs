@@ -2,12 +2,13 @@
 //! as plain data: what an event is, and who is told of a commit, belong to
 //! `events`.
 
+use sqlx::any::AnyRow;
 use sqlx::AnyConnection;
 
 use super::batch::{Batch, Deferred, Value};
 use super::prepared::Prepared;
 use super::Backend;
-use crate::ids::WorkspaceId;
+use crate::ids::{CardId, WorkspaceId};
 use crate::time::Timestamp;
 
 /// One row of the `events` table, before its seq is taken.
@@ -21,7 +22,19 @@ pub(crate) struct OutboxRow {
     pub(crate) data: String,
     /// When the change happened.
     pub(crate) at: Timestamp,
+    /// A card whose position is taken in the commit's round trip (a move to
+    /// a column's end under [`Lock::ColumnGate`](super::Lock::ColumnGate)):
+    /// `data` holds [`PENDING_POSITION`] for it, replaced by the card's
+    /// position as the commit writes it (PostgreSQL only).
+    pub(crate) position_of: Option<CardId>,
 }
+
+/// The position a card has in an event's `data` until its commit writes the
+/// one it took ([`OutboxRow::position_of`]).
+pub(crate) const PENDING_POSITION: i64 = i64::MIN;
+
+/// The text of [`PENDING_POSITION`] in `data`, where it is replaced.
+pub(crate) const PENDING_POSITION_JSON: &str = "\"position\":-9223372036854775808";
 
 impl OutboxRow {
     /// The row's values in column order: workspace, type, time, data.
@@ -51,14 +64,15 @@ pub(crate) const ROWS_PER_STATEMENT: usize = 1_000;
 /// Runs the `deferred` statements in order, appends `rows` to the outbox and
 /// commits, in one round trip ([`Backend::commit_statement`]), or one more
 /// per [`ROWS_PER_STATEMENT`] rows beyond the first where values are bound
-/// (then the deferred statements go first, on their own).
+/// (then the deferred statements go first, on their own). Returns the rows
+/// the statements of its last round trip answered.
 pub(crate) async fn commit(
     backend: Backend,
     deferred: &[Deferred],
     rows: &[OutboxRow],
     prepared: &Prepared,
     conn: &mut AnyConnection,
-) -> std::result::Result<(), sqlx::Error> {
+) -> std::result::Result<Vec<AnyRow>, sqlx::Error> {
     let binds = backend.binds_batch_values();
     let mut batch = Batch::new(binds, Some(prepared));
     for d in deferred {
@@ -83,14 +97,19 @@ pub(crate) async fn commit(
                 .await?;
         }
     }
-    if let (Some([xid, insert]), [row]) = (backend.one_event_statements(), last) {
+    if let (Some([xid, insert, pending]), [row]) = (backend.one_event_statements(), last) {
         // PostgreSQL, one event: its prepared statements, by name.
-        let values: Vec<Value> = row.values().map(Value::text).into();
+        let mut values: Vec<Value> = row.values().map(Value::text).into();
         batch.push(xid, &[]);
-        batch.push(insert, &values);
+        match &row.position_of {
+            Some(card) => {
+                values.push(Value::text(card));
+                batch.push(pending, &values);
+            }
+            None => batch.push(insert, &values),
+        }
         batch.push("COMMIT", &[]);
-        batch.fetch_all(conn).await?;
-        return Ok(());
+        return batch.fetch_all(conn).await;
     }
     let values: Vec<Value> = match binds {
         true => last
@@ -100,8 +119,7 @@ pub(crate) async fn commit(
         false => Vec::new(),
     };
     batch.push(&backend.commit_statement(last), &values);
-    batch.fetch_all(conn).await?;
-    Ok(())
+    batch.fetch_all(conn).await
 }
 
 type AnyQuery<'q> = sqlx::query::Query<'q, sqlx::Any, <sqlx::Any as sqlx::Database>::Arguments>;

@@ -141,6 +141,18 @@ pub(crate) enum Lock<'a> {
         /// The column locked.
         column: &'a ColumnId,
     },
+    /// [`Lock::ColumnIn`] with the column's row left for the commit
+    /// (PostgreSQL): the `sets`' gate shared and the column kept from being
+    /// deleted (`FOR KEY SHARE`), so that a move to its end decides everything
+    /// but its place here, and locks the column, advances its version and
+    /// takes the end in the commit's round trip ([`column_version_bump`]):
+    /// moves into one column then queue only through each other's commit.
+    ColumnGate {
+        /// The sets shared: the card's current set and its set in effect.
+        sets: &'a [ColumnSetId],
+        /// The column kept.
+        column: &'a ColumnId,
+    },
     /// A card row: its comments and attachments (a plain new comment takes
     /// no lock: [`WriteTx::begin_at_commit`]).
     Card(&'a CardId),
@@ -152,7 +164,10 @@ impl Lock<'_> {
     fn rank(&self) -> u8 {
         match self {
             Lock::Workspace(_) | Lock::Settings(_) => 0,
-            Lock::ColumnSet(_) | Lock::ColumnSets(_) | Lock::ColumnIn { .. } => 1,
+            Lock::ColumnSet(_)
+            | Lock::ColumnSets(_)
+            | Lock::ColumnIn { .. }
+            | Lock::ColumnGate { .. } => 1,
             Lock::Card(_) => 2,
             Lock::Webhook(_) => 3,
         }
@@ -165,7 +180,7 @@ impl Lock<'_> {
             // A body's tenantId that names no workspace is 403, never 404.
             Lock::Settings(_) => Error::not_reached(),
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
-            Lock::ColumnIn { .. } => Error::NotFound("column"),
+            Lock::ColumnIn { .. } | Lock::ColumnGate { .. } => Error::NotFound("column"),
             Lock::Card(_) => Error::NotFound("card"),
             Lock::Webhook(_) => Error::NotFound("webhook"),
         }
@@ -289,6 +304,17 @@ impl WriteTx {
         self.deferred.push(statement);
     }
 
+    /// Sends `statements` now, in order, in one round trip, and returns the
+    /// rows they answered.
+    pub(crate) async fn send(&mut self, statements: &[Deferred]) -> Result<Vec<AnyRow>> {
+        let prepared = self.prepared.clone();
+        let mut batch = Batch::new(self.backend.binds_batch_values(), Some(&prepared));
+        for s in statements {
+            batch.push(&s.sql, &s.values);
+        }
+        Ok(batch.fetch_all(self.conn()).await?)
+    }
+
     /// Locks one more row for the rest of the transaction, after the locks
     /// already held (parent first), and advances its `version` in the same
     /// statement (contract §22: a payload guarded by the row gets a new tag with
@@ -372,7 +398,13 @@ impl WriteTx {
     /// Runs the deferred statements, writes the change's events and commits,
     /// in one round trip (all of them and `COMMIT` sent together), then releases every
     /// lock (and the next writer's turn) and tells this process's feed.
-    pub(crate) async fn commit(mut self) -> Result<()> {
+    pub(crate) async fn commit(self) -> Result<()> {
+        self.commit_reading().await.map(drop)
+    }
+
+    /// [`WriteTx::commit`], returning the rows its deferred statements
+    /// answered (a `RETURNING` clause), in order.
+    pub(crate) async fn commit_reading(mut self) -> Result<Vec<AnyRow>> {
         let events = std::mem::take(&mut self.events);
         let mut deferred = std::mem::take(&mut self.deferred);
         if !self.begun {
@@ -382,11 +414,14 @@ impl WriteTx {
         }
         let mut tx = self.tx.take().expect("an open transaction");
         let sent = outbox::commit(self.backend, &deferred, &events, &self.prepared, &mut tx).await;
-        if let Err(e) = sent {
-            // Rolled back by `Drop`, before the next writer's turn.
-            self.tx = Some(tx);
-            return Err(e.into());
-        }
+        let rows = match sent {
+            Ok(rows) => rows,
+            Err(e) => {
+                // Rolled back by `Drop`, before the next writer's turn.
+                self.tx = Some(tx);
+                return Err(e.into());
+            }
+        };
         // Everything sent was answered: the next operation may have it.
         tx.give_back();
         drop(self.turn.take());
@@ -396,7 +431,7 @@ impl WriteTx {
         if !events.is_empty() {
             self.on_commit.committed();
         }
-        Ok(())
+        Ok(rows)
     }
 }
 
@@ -427,6 +462,14 @@ pub(crate) fn lock_statements(backend: Backend) -> Vec<String> {
             column: &column,
         },
         Lock::ColumnIn {
+            sets: &sets,
+            column: &column,
+        },
+        Lock::ColumnGate {
+            sets: &sets[..1],
+            column: &column,
+        },
+        Lock::ColumnGate {
             sets: &sets,
             column: &column,
         },
@@ -481,7 +524,10 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> LockStatement<'a> {
         }
         Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
         Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
-        Lock::ColumnIn { sets, column } => return column_in_statement(backend, sets, column),
+        Lock::ColumnIn { sets, column } => return column_in_statement(backend, sets, column, true),
+        Lock::ColumnGate { sets, column } => {
+            return column_in_statement(backend, sets, column, false)
+        }
     };
     let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
     // A set's writers pass its gate first (exclusive), so that moves to a
@@ -548,32 +594,39 @@ fn set_gate(backend: Backend, shared: bool, placeholders: &[String]) -> (String,
 /// which only makes their writers wait for each other.
 const SET_GATE: i32 = 0x6273; // "bs"
 
-/// The statement of [`Lock::ColumnIn`]: `$1` the column, then its sets,
-/// sorted. It shares the sets' gate ([`set_gate`], before it reads the
-/// column), keeps the column from being deleted
-/// (`FOR KEY SHARE`, which a concurrent deletion's row makes skip: no row, the
-/// lock's not-found), then locks and advances the column's row of
-/// `column_versions` (inserted by its first lock): sets first, then the
-/// column, the order every writer takes them in. Nothing references
-/// `column_versions`, so no foreign-key check waits on its rows
-/// (migration 0016).
+/// The statement of [`Lock::ColumnIn`] (`versioned`) or
+/// [`Lock::ColumnGate`]: `$1` the column, then its sets, sorted. It shares
+/// the sets' gate ([`set_gate`], before it reads the column), keeps the
+/// column from being deleted (`FOR KEY SHARE`, which a concurrent deletion's
+/// row makes skip: no row, the lock's not-found), then, `versioned`, locks
+/// and advances the column's row of `column_versions` (inserted by its first
+/// lock): sets first, then the column, the order every writer takes them in.
+/// Nothing references `column_versions`, so no foreign-key check waits on
+/// its rows (migration 0016).
 fn column_in_statement<'a>(
     backend: Backend,
     sets: &'a [ColumnSetId],
     column: &'a ColumnId,
+    versioned: bool,
 ) -> LockStatement<'a> {
     let mut shared: Vec<&str> = sets.iter().map(AsRef::as_ref).collect();
     shared.sort_unstable();
     shared.dedup();
     let placeholders: Vec<String> = (2..=shared.len() + 1).map(|i| format!("${i}")).collect();
     let (gate, passed) = set_gate(backend, true, &placeholders);
-    let sql = format!(
-        "{gate}INSERT INTO column_versions (column_id, version) \
-         SELECT c.id, 1 FROM (SELECT id FROM columns WHERE id = $1 AND {passed}{}) c \
-         WHERE TRUE ON CONFLICT (column_id) DO UPDATE SET version = column_versions.version + 1 \
-         RETURNING column_id AS id, version - 1 AS {LOCKED_VERSION}",
-        backend.key_share_suffix(),
+    let kept = format!(
+        "SELECT id FROM columns WHERE id = $1 AND {passed}{}",
+        backend.key_share_suffix()
     );
+    let sql = match versioned {
+        true => format!(
+            "{gate}INSERT INTO column_versions (column_id, version) \
+             SELECT c.id, 1 FROM ({kept}) c \
+             WHERE TRUE ON CONFLICT (column_id) DO UPDATE SET version = column_versions.version + 1 \
+             RETURNING column_id AS id, version - 1 AS {LOCKED_VERSION}"
+        ),
+        false => format!("{gate}SELECT c.id, 0 AS {LOCKED_VERSION} FROM ({kept}) c"),
+    };
     let mut binds = vec![column.as_ref()];
     binds.extend(shared);
     // The column's row alone: its sets are only shared.
@@ -583,6 +636,19 @@ fn column_in_statement<'a>(
         key: "id",
         rows: 1,
     }
+}
+
+/// The text of [`column_version_bump`].
+pub(crate) const COLUMN_VERSION_SQL: &str =
+    "INSERT INTO column_versions (column_id, version) VALUES ($1, 1) \
+     ON CONFLICT (column_id) DO UPDATE SET version = column_versions.version + 1";
+
+/// The column lock a [`Lock::ColumnGate`] left for the commit: locks the
+/// column's row of `column_versions` and advances its version, deferred
+/// ([`WriteTx::defer`]) before the statements that read the column's end,
+/// which then see every move that locked the row before.
+pub(crate) fn column_version_bump(column: &ColumnId) -> Deferred {
+    Deferred::new(COLUMN_VERSION_SQL, vec![Value::text(column)])
 }
 
 impl Drop for WriteTx {
@@ -734,6 +800,7 @@ mod tests {
                 kind: "card.updated",
                 data: "{}".into(),
                 at: crate::time::now(),
+                position_of: None,
             });
             tx.defer(term("d2", "w", &ws, &card));
             tx.defer(term("d2", "w", &ws, &card)); // the same primary key
@@ -768,6 +835,7 @@ mod tests {
             kind: "card.updated",
             data: "{}".into(),
             at: crate::time::now(),
+            position_of: None,
         }
     }
 
