@@ -10,6 +10,7 @@ mod batch;
 mod checkpoint;
 mod conns;
 mod dialect;
+mod group;
 mod outbox;
 mod prepared;
 mod tx;

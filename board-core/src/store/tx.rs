@@ -8,6 +8,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use super::batch::{Batch, Deferred, Value};
 use super::checkpoint::Commits;
+use super::group::Group;
 use super::outbox::{self, OnCommit, OutboxRow};
 use super::prepared::Prepared;
 use super::{Backend, Conn, Conns};
@@ -54,6 +55,10 @@ pub(crate) struct WriteTx {
     /// Whether `BEGIN` was sent: a transaction opened by
     /// [`WriteTx::begin_at_commit`] sends it with its commit.
     begun: bool,
+    /// SQLite, a write that sends nothing before its commit: the queue its
+    /// commit joins ([`WriteQueue::commit_grouped`]); it holds no connection
+    /// and no turn until then.
+    grouped: Option<WriteQueue>,
     /// PostgreSQL: what every connection prepared, run by name in batches.
     prepared: Arc<Prepared>,
 }
@@ -72,10 +77,15 @@ pub(crate) struct WriteTx {
 /// the log into the database file outside the queue.
 #[derive(Debug, Clone)]
 pub(crate) struct WriteQueue {
-    turn: Arc<Mutex<()>>,
-    commits: Arc<Commits>,
+    pub(super) turn: Arc<Mutex<()>>,
+    pub(super) commits: Arc<Commits>,
     /// The statements every connection of the pool prepared ([`Prepared`]).
-    prepared: Arc<Prepared>,
+    pub(super) prepared: Arc<Prepared>,
+    /// SQLite: the commits of writes that sent nothing before, for the next
+    /// turn to commit together ([`super::group`]).
+    pub(super) group: Arc<Group>,
+    /// The pool a group's turn takes its connection from.
+    pub(super) pool: Conns,
 }
 
 impl WriteQueue {
@@ -86,6 +96,8 @@ impl WriteQueue {
             turn: Arc::default(),
             commits: Arc::new(Commits::new()),
             prepared,
+            group: Arc::default(),
+            pool: pool.clone(),
         };
         if backend.is_embedded() {
             super::checkpoint::spawn(pool.clone(), &queue.commits, queue.turn.clone());
@@ -199,7 +211,7 @@ impl WriteTx {
         // BEGIN and COMMIT are sent here rather than through sqlx's
         // `Transaction`, so that the change's events ride with the COMMIT in
         // one round trip (see `commit`).
-        let mut tx = WriteTx::begin_at_commit(pool, backend, queue, on_commit).await?;
+        let mut tx = WriteTx::open(pool, backend, queue, on_commit).await?;
         let conn = tx.tx.as_deref_mut().expect("an open transaction");
         sqlx::raw_sql(backend.begin_write()).execute(conn).await?;
         tx.begun = true;
@@ -214,7 +226,35 @@ impl WriteTx {
     /// adds guard what they need (PostgreSQL: an `INSERT` locks the rows it
     /// references `FOR KEY SHARE`, which a `DELETE` waits for). It may only
     /// defer statements ([`WriteTx::defer`]; debug builds panic otherwise).
+    /// On SQLite it takes no connection and no turn: its commit joins the
+    /// next turn's group ([`WriteQueue::commit_grouped`]).
     pub(crate) async fn begin_at_commit(
+        pool: &Conns,
+        backend: Backend,
+        queue: &WriteQueue,
+        on_commit: Arc<dyn OnCommit>,
+    ) -> Result<WriteTx> {
+        if !backend.is_embedded() {
+            return WriteTx::open(pool, backend, queue, on_commit).await;
+        }
+        Ok(WriteTx {
+            tx: None,
+            backend,
+            held: 0,
+            turn: None,
+            commits: None,
+            events: Vec::new(),
+            deferred: Vec::new(),
+            on_commit,
+            begun: false,
+            grouped: Some(queue.clone()),
+            prepared: queue.prepared.clone(),
+        })
+    }
+
+    /// A transaction that holds a connection (and, SQLite, this process's
+    /// turn to write, after its earlier writers) and has sent nothing yet.
+    async fn open(
         pool: &Conns,
         backend: Backend,
         queue: &WriteQueue,
@@ -233,6 +273,7 @@ impl WriteTx {
             deferred: Vec::new(),
             on_commit,
             begun: false,
+            grouped: None,
             prepared: queue.prepared.clone(),
         })
     }
@@ -259,7 +300,7 @@ impl WriteTx {
             };
             return Ok((tx, version, rows));
         }
-        let mut tx = WriteTx::begin_at_commit(pool, backend, queue, on_commit).await?;
+        let mut tx = WriteTx::open(pool, backend, queue, on_commit).await?;
         // From here on `Drop` rolls back: the fused send may fail after its
         // `BEGIN` (and a `ROLLBACK` that finds no transaction closes the
         // connection), so no connection goes back inside a transaction.
@@ -407,6 +448,12 @@ impl WriteTx {
     pub(crate) async fn commit_reading(mut self) -> Result<Vec<AnyRow>> {
         let events = std::mem::take(&mut self.events);
         let mut deferred = std::mem::take(&mut self.deferred);
+        if let Some(queue) = self.grouped.take() {
+            // Its statements answer nothing.
+            let on_commit = self.on_commit.clone();
+            queue.commit_grouped(deferred, events, on_commit).await?;
+            return Ok(Vec::new());
+        }
         if !self.begun {
             // From here on a failure rolls back (`Drop`).
             deferred.insert(0, Deferred::new(self.backend.begin_write(), Vec::new()));

@@ -1,0 +1,357 @@
+//! SQLite: writes that only add rows, committed together.
+//!
+//! A write opened by `WriteTx::begin_at_commit` sends nothing before its
+//! commit: its `BEGIN`, deferred statements, events and `COMMIT` go in one
+//! round trip. On SQLite each such commit waited for this process's write
+//! turn, and between two of them the lock sat idle while the next writer's
+//! task woke, took a connection and sent its batch (283 µs of every 720 µs
+//! in `latency`'s comment `POST`s, BENCHMARKS). So such a commit is queued
+//! here instead, and whoever gets the turn commits every commit queued by
+//! then, in arrival order, in one transaction: one round trip, one `COMMIT`.
+//! The others are answered when it ends, without a turn of their own.
+//!
+//! A group that fails (a comment whose card was deleted meanwhile: its
+//! foreign key) is rolled back whole, and each of its commits is then run on
+//! its own, so that one write's refusal is its own. The group's run is a task
+//! of its own: a client gone while its write leads a group cancels nothing.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::{oneshot, OwnedMutexGuard};
+
+use super::batch::Deferred;
+use super::outbox::{self, OnCommit, OutboxRow};
+use super::tx::WriteQueue;
+use super::Backend;
+use crate::error::{Error, Result};
+
+/// The most commits one group takes.
+const MOST_COMMITS: usize = 64;
+
+/// The most values a group binds: half of SQLite's limit of 32,766 bound
+/// values a statement, whatever its commits' sizes (a first commit always
+/// goes, whatever its size; `outbox::commit` splits a big one).
+const MOST_VALUES: usize = 16_000;
+
+/// The commits queued for the next turn.
+#[derive(Debug, Default)]
+pub(crate) struct Group {
+    pending: Mutex<Vec<Pending>>,
+    /// The number of the next commit queued.
+    next: AtomicU64,
+    /// How many transactions the turns sent (tests).
+    #[cfg(test)]
+    sent: std::sync::atomic::AtomicUsize,
+}
+
+/// One write's commit, queued: what it sends, and whom to answer.
+#[derive(Debug)]
+struct Pending {
+    id: u64,
+    deferred: Vec<Deferred>,
+    events: Vec<OutboxRow>,
+    answer: oneshot::Sender<Result<()>>,
+}
+
+impl Pending {
+    /// How many values its statements bind.
+    fn values(&self) -> usize {
+        let deferred: usize = self.deferred.iter().map(|d| d.values.len()).sum();
+        deferred + 4 * self.events.len()
+    }
+}
+
+impl Group {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Pending>> {
+        self.pending.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The commits queued first, up to [`MOST_COMMITS`] and [`MOST_VALUES`]
+    /// (at least one when any is queued).
+    fn take(&self) -> Vec<Pending> {
+        let mut pending = self.lock();
+        let (mut n, mut values) = (0, 0);
+        for p in pending.iter() {
+            let v = p.values();
+            if n > 0 && (n == MOST_COMMITS || values + v > MOST_VALUES) {
+                break;
+            }
+            n += 1;
+            values += v;
+        }
+        pending.drain(..n).collect()
+    }
+}
+
+impl WriteQueue {
+    /// Commits `deferred` and `events` (a write that sent nothing before its
+    /// commit) with the others queued by the time this process's write turn
+    /// comes, and answers once they are durable.
+    pub(crate) async fn commit_grouped(
+        &self,
+        deferred: Vec<Deferred>,
+        events: Vec<OutboxRow>,
+        on_commit: Arc<dyn OnCommit>,
+    ) -> Result<()> {
+        let (answer, mut answered) = oneshot::channel();
+        let id = self.group.next.fetch_add(1, Ordering::Relaxed);
+        self.group.lock().push(Pending {
+            id,
+            deferred,
+            events,
+            answer,
+        });
+        // Dropped before a turn took it (its client gone), it is withdrawn:
+        // committed whole, or not at all, as a write dropped before its commit.
+        let _queued = Queued {
+            group: &self.group,
+            id,
+        };
+        loop {
+            let turn = tokio::select! {
+                biased;
+                done = &mut answered => {
+                    return done.unwrap_or_else(|_| {
+                        Err(Error::Internal("a grouped commit ended without an answer".into()))
+                    });
+                }
+                turn = self.turn.clone().lock_owned() => turn,
+            };
+            let group = self.group.take();
+            if group.is_empty() {
+                // An earlier turn took this commit; its answer is there.
+                continue;
+            }
+            tokio::spawn(self.clone().run(group, turn, on_commit.clone()));
+        }
+    }
+
+    /// Commits `group` in one transaction, or each of its commits on its own
+    /// when that fails, answers each, then gives the turn up.
+    async fn run(
+        self,
+        group: Vec<Pending>,
+        turn: OwnedMutexGuard<()>,
+        on_commit: Arc<dyn OnCommit>,
+    ) {
+        if group.len() > 1 {
+            let deferred: Vec<Deferred> = group
+                .iter()
+                .flat_map(|p| p.deferred.iter().cloned())
+                .collect();
+            let events: Vec<OutboxRow> = group
+                .iter()
+                .flat_map(|p| p.events.iter().cloned())
+                .collect();
+            if self
+                .commit_once(&deferred, &events, &on_commit)
+                .await
+                .is_ok()
+            {
+                for p in group {
+                    let _ = p.answer.send(Ok(()));
+                }
+                drop(turn);
+                return;
+            }
+        }
+        for p in group {
+            let done = self.commit_once(&p.deferred, &p.events, &on_commit).await;
+            let _ = p.answer.send(done);
+        }
+        drop(turn);
+    }
+
+    /// One transaction: `BEGIN`, `deferred`, `events` and `COMMIT` in one
+    /// round trip; rolled back on the same connection when it fails.
+    async fn commit_once(
+        &self,
+        deferred: &[Deferred],
+        events: &[OutboxRow],
+        on_commit: &Arc<dyn OnCommit>,
+    ) -> Result<()> {
+        let backend = Backend::Sqlite;
+        #[cfg(test)]
+        self.group.sent.fetch_add(1, Ordering::Relaxed);
+        let mut conn = self.pool.acquire().await?;
+        let mut all = Vec::with_capacity(deferred.len() + 1);
+        all.push(Deferred::new(backend.begin_write(), Vec::new()));
+        all.extend_from_slice(deferred);
+        match outbox::commit(backend, &all, events, &self.prepared, &mut conn).await {
+            Ok(_) => {
+                conn.give_back();
+                self.commits.committed();
+                if !events.is_empty() {
+                    on_commit.committed();
+                }
+                Ok(())
+            }
+            Err(e) => {
+                if sqlx::raw_sql("ROLLBACK").execute(&mut *conn).await.is_err() {
+                    // Never hand a connection inside a transaction back.
+                    conn.close_on_drop();
+                }
+                Err(e.into())
+            }
+        }
+    }
+}
+
+/// A commit in the queue, withdrawn when its writer is dropped first.
+struct Queued<'a> {
+    group: &'a Group,
+    id: u64,
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.group.lock().retain(|p| p.id != self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use super::super::batch::Value;
+    use crate::ids::{CardId, WorkspaceId};
+    use crate::testing::{card, workspace, TempBoard};
+
+    fn term(doc: &str, ws: &WorkspaceId, card: &CardId) -> super::Deferred {
+        super::Deferred::new(
+            "INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES ($1, 'w', $2, $3)",
+            vec![Value::text(doc), Value::text(ws), Value::text(card)],
+        )
+    }
+
+    /// Commits queued while another write holds the turn go in one group,
+    /// one transaction, when it ends; in a group where one of them fails (a
+    /// duplicate key), it fails alone, and the others commit, each with its
+    /// event, in the order they came.
+    #[tokio::test]
+    async fn a_group_commits_together_and_a_refusal_stays_its_own() {
+        let board = TempBoard::sqlite("group").await;
+        let ws = workspace(&board).await.id;
+        let card = card(&board, &ws, "Card").await.id;
+        for duplicate in [false, true] {
+            let sent = board.writers.group.sent.load(Ordering::Relaxed);
+            let refused = round(&board, &ws, &card, duplicate).await;
+            let sent = board.writers.group.sent.load(Ordering::Relaxed) - sent;
+            match duplicate {
+                false => {
+                    assert!(refused.is_empty());
+                    assert_eq!(sent, 1, "eight commits, one transaction");
+                }
+                true => {
+                    assert_eq!(refused, [5], "only the duplicate is refused");
+                    assert_eq!(sent, 9, "the group, then each on its own");
+                }
+            }
+        }
+        board.close().await;
+    }
+
+    /// Eight commits queued behind the turn (the sixth repeating the fifth's
+    /// key when `duplicate`), then the turn let go; checks what committed and
+    /// returns the commits refused.
+    async fn round(
+        board: &TempBoard,
+        ws: &WorkspaceId,
+        card: &CardId,
+        duplicate: bool,
+    ) -> Vec<usize> {
+        let round = if duplicate { "d" } else { "u" };
+        let before: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(seq), 0) FROM events")
+            .fetch_one(&board.pool)
+            .await
+            .unwrap();
+        // The turn, held so that every commit below queues.
+        let turn = board.writers.turn.clone().lock_owned().await;
+        let mut tasks = Vec::new();
+        for n in 0..8 {
+            let (b, ws, card) = ((**board).clone(), ws.clone(), card.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut tx = b.write_at_commit().await.unwrap();
+                let doc = format!("{round}{}", if duplicate && n == 5 { 4 } else { n });
+                tx.defer(term(&doc, &ws, &card));
+                let kind = ["a", "b", "c", "d", "e", "f", "g", "h"][n];
+                tx.emit(crate::store::OutboxRow {
+                    workspace: ws.clone(),
+                    kind,
+                    data: "{}".into(),
+                    at: crate::time::now(),
+                    position_of: None,
+                });
+                tx.commit().await
+            }));
+            // Queued in this order.
+            while board.writers.group.lock().len() <= n {
+                tokio::task::yield_now().await;
+            }
+        }
+        drop(turn);
+        let mut refused = Vec::new();
+        for (n, t) in tasks.into_iter().enumerate() {
+            if t.await.unwrap().is_err() {
+                refused.push(n);
+            }
+        }
+        let kinds: Vec<String> =
+            sqlx::query_scalar("SELECT type FROM events WHERE seq > $1 ORDER BY seq")
+                .bind(before)
+                .fetch_all(&board.pool)
+                .await
+                .unwrap();
+        let expected: Vec<&str> = ["a", "b", "c", "d", "e", "f", "g", "h"]
+            .into_iter()
+            .enumerate()
+            .filter(|(n, _)| !refused.contains(n))
+            .map(|(_, k)| k)
+            .collect();
+        assert_eq!(kinds, expected, "every commit that went, in order");
+        let docs: i64 = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM search_terms WHERE doc_id LIKE '{round}_'"
+        )))
+        .fetch_one(&board.pool)
+        .await
+        .unwrap();
+        assert_eq!(docs as usize, 8 - refused.len());
+        refused
+    }
+
+    /// A commit whose writer is dropped while it waits for the turn is
+    /// withdrawn: nothing of it is written, then or later.
+    #[tokio::test]
+    async fn a_commit_dropped_while_queued_is_withdrawn() {
+        let board = TempBoard::sqlite("group-drop").await;
+        let ws = workspace(&board).await.id;
+        let card = card(&board, &ws, "Card").await.id;
+        let turn = board.writers.turn.clone().lock_owned().await;
+        let task = {
+            let (b, ws, card) = ((*board).clone(), ws.clone(), card.clone());
+            tokio::spawn(async move {
+                let mut tx = b.write_at_commit().await.unwrap();
+                tx.defer(term("gone", &ws, &card));
+                tx.commit().await
+            })
+        };
+        while board.writers.group.lock().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        task.abort();
+        let _ = task.await;
+        assert!(board.writers.group.lock().is_empty(), "withdrawn");
+        drop(turn);
+        let mut tx = board.write_at_commit().await.unwrap();
+        tx.defer(term("kept", &ws, &card));
+        tx.commit().await.unwrap();
+        let docs: Vec<String> =
+            sqlx::query_scalar("SELECT doc_id FROM search_terms WHERE doc_id IN ('gone', 'kept')")
+                .fetch_all(&board.pool)
+                .await
+                .unwrap();
+        assert_eq!(docs, ["kept"]);
+        board.close().await;
+    }
+}
