@@ -254,7 +254,10 @@ async fn main() {
         };
         println!("{}", comments.line("POST /api/cards/[id]/comments"));
         println!("{}", raw.line("  reference: raw sqlx single-row commits"));
-        println!("  board / raw: {:.0} %", 100.0 * comments.rate() / raw.rate());
+        println!(
+            "  board / raw: {:.0} %",
+            100.0 * comments.rate() / raw.rate()
+        );
     }
 
     // 2. Card moves over 64 cards, each to the next column.
