@@ -473,13 +473,6 @@ impl Board {
             let Some(title) = title else {
                 return Ok(card); // nothing changes
             };
-            if at_commit {
-                // Renamed in its column under the gate alone: the column's
-                // lock and version, as `Lock::ColumnIn` takes them.
-                store::column_version_bump(&card.column_id)
-                    .run(&mut tx)
-                    .await?;
-            }
             let sql = format!(
                 "UPDATE cards SET title = $2, updated_at = $3 WHERE id = $1 RETURNING {RETURNED}"
             );
@@ -760,10 +753,11 @@ impl Board {
     /// sets' lock, which refuses it as every write does.
     ///
     /// PostgreSQL takes the gate alone ([`Lock::ColumnGate`]) and leaves the
-    /// column's lock for the commit (answered `true`), unless the target has
-    /// a hard WIP limit: its count is read under the column's lock, so that
-    /// lock is taken at once, with the card's read again, in one more round
-    /// trip.
+    /// column's lock for the commit (answered `true`) of a move to another
+    /// column; when that column has a hard WIP limit (its count is read under
+    /// the column's lock), or is the card's own (a rename there advances its
+    /// version), it takes that lock at once, with the card's read again, in
+    /// one more round trip.
     ///
     /// Why the source column needs no lock: every other write of a card's
     /// place or of a column holds its sets' lock, which waits for this one;
@@ -775,9 +769,10 @@ impl Board {
         target: Option<&ColumnId>,
         mut to_end: bool,
     ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow, bool)> {
-        let at_commit = self.backend == store::Backend::Postgres;
+        // PostgreSQL: the gate first, the column's lock with the commit.
+        let gate_first = self.backend == store::Backend::Postgres;
         loop {
-            let (lock, locked) = match (target, to_end, at_commit) {
+            let (lock, locked) = match (target, to_end, gate_first) {
                 (Some(column), true, false) => (
                     Lock::ColumnIn {
                         sets: &place.sets,
@@ -808,18 +803,20 @@ impl Board {
             if place.sets.contains(&set) {
                 let card = Card::from_row(&row)?;
                 let [_, effect] = place.sets;
-                let at_commit = to_end && at_commit && target.is_some();
-                let limited = Room::from_row(&row).is_ok_and(|r| r.limited());
-                if let (true, true, Some(column)) = (at_commit, limited, target) {
-                    if *column != card.column_id {
-                        // A hard limit: its count is read under the column's
-                        // lock, taken now, in one more round trip.
-                        let mut rows = tx.send(&[store::column_version_bump(column), read]).await?;
-                        let row = rows.pop().ok_or(Error::NotFound("card"))?;
-                        return Ok((tx, card, effect, row, false));
+                if let (true, true, Some(column)) = (to_end, gate_first, target) {
+                    let moving = *column != card.column_id;
+                    if moving && !Room::from_row(&row).is_ok_and(|r| r.limited()) {
+                        return Ok((tx, card, effect, row, true));
                     }
+                    // The column's lock now, in one more round trip, as
+                    // `Lock::ColumnIn` takes it: a hard limit's count is read
+                    // under it (the card's read again), and a rename in the
+                    // column advances its version.
+                    let mut rows = tx.send(&[store::column_version_bump(column), read]).await?;
+                    let row = rows.pop().ok_or(Error::NotFound("card"))?;
+                    return Ok((tx, card, effect, row, false));
                 }
-                return Ok((tx, card, effect, row, at_commit));
+                return Ok((tx, card, effect, row, false));
             }
             // It moved into a set this lock does not hold (its set in effect
             // changed meanwhile): lock again from where it is now.

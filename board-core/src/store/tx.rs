@@ -237,19 +237,9 @@ impl WriteTx {
         if !backend.is_embedded() {
             return WriteTx::open(pool, backend, queue, on_commit).await;
         }
-        Ok(WriteTx {
-            tx: None,
-            backend,
-            held: 0,
-            turn: None,
-            commits: None,
-            events: Vec::new(),
-            deferred: Vec::new(),
-            on_commit,
-            begun: false,
-            grouped: Some(queue.clone()),
-            prepared: queue.prepared.clone(),
-        })
+        let mut tx = WriteTx::unsent(backend, queue, on_commit);
+        tx.grouped = Some(queue.clone());
+        Ok(tx)
     }
 
     /// A transaction that holds a connection (and, SQLite, this process's
@@ -263,19 +253,26 @@ impl WriteTx {
         let turn = queue.wait(backend).await;
         let conn = pool.acquire().await?;
         let (turn, commits) = turn.map(|t| (t.guard, t.commits)).unzip();
-        Ok(WriteTx {
-            tx: Some(conn),
+        let mut tx = WriteTx::unsent(backend, queue, on_commit);
+        (tx.tx, tx.turn, tx.commits) = (Some(conn), turn, commits);
+        Ok(tx)
+    }
+
+    /// A transaction that holds nothing and has sent nothing.
+    fn unsent(backend: Backend, queue: &WriteQueue, on_commit: Arc<dyn OnCommit>) -> WriteTx {
+        WriteTx {
+            tx: None,
             backend,
             held: 0,
-            turn,
-            commits,
+            turn: None,
+            commits: None,
             events: Vec::new(),
             deferred: Vec::new(),
             on_commit,
             begun: false,
             grouped: None,
             prepared: queue.prepared.clone(),
-        })
+        }
     }
 
     /// Opens a write transaction, takes its first lock ([`WriteTx::lock`])
