@@ -13,7 +13,8 @@
 //! 3. `GET /api/columns` at 32 connections, beside a bare warp route;
 //! 4. `GET …/history` of 10,000 entries, `GET …/comments` of 4,000 comments and
 //!    `GET /api/board` of 1,000 cards, beside the raw read of the same rows
-//!    through sqlx.
+//!    through sqlx (on SQLite also beside the same rows read as one JSON text,
+//!    as the server reads them there).
 //!
 //! Prints req/s, p50, p99 and the slowest request. Bounded request counts.
 //! `LATENCY_ONLY=columns` (a comma-separated list of `comments`, `moves`,
@@ -433,48 +434,98 @@ async fn main() {
                 }
             }
         };
+        // SQLite: the same rows as one JSON text (`as_json`), parsed into a
+        // JSON value per field, as the server reads them there.
+        let json_read = |sql: &'static str, key: String| {
+            let pool = pool.clone();
+            let sqlite = url.starts_with("sqlite");
+            async move {
+                if !sqlite {
+                    return None;
+                }
+                let sql = as_json(sql);
+                let mut times = Vec::new();
+                let started = Instant::now();
+                for _ in 0..big_reads() {
+                    let t = Instant::now();
+                    let json: String = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.as_str()))
+                        .bind(key.as_str())
+                        .fetch_one(&pool)
+                        .await
+                        .unwrap();
+                    let rows: Vec<Vec<Value>> = serde_json::from_str(&json).unwrap();
+                    assert!(!rows.is_empty());
+                    times.push(t.elapsed());
+                }
+                Some(Run {
+                    latencies: times,
+                    failures: 0,
+                    wall: started.elapsed(),
+                })
+            }
+        };
+        let print_json = |run: Option<Run>| {
+            if let Some(run) = run {
+                println!(
+                    "{}",
+                    run.line("  reference: the same rows as one JSON text")
+                );
+            }
+        };
         let history = one_by_one(format!("/api/cards/{}/history", cards[0])).await;
-        let history_raw = raw_read(
-            "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq",
-            cards[0].clone(),
-        )
-        .await;
+        let history_raw = raw_read(HISTORY_SQL, cards[0].clone()).await;
         println!("{}", history.line("GET …/history, 10,000+ entries"));
         println!(
             "{}",
             history_raw.line("  reference: raw read of the same rows")
         );
+        print_json(json_read(HISTORY_SQL, cards[0].clone()).await);
         if !runs("comments") {
             // The thread the comment POSTs would have written.
             fill_thread(&pool, &url, &hot).await;
         }
         let thread = one_by_one(format!("/api/cards/{hot}/comments")).await;
-        let thread_raw = raw_read(
-        "SELECT id, card_id, content, created_at, updated_at FROM comments WHERE card_id = $1 ORDER BY created_at, seq",
-        hot.to_string(),
-    )
-    .await;
+        let thread_raw = raw_read(THREAD_SQL, hot.to_string()).await;
         println!("{}", thread.line("GET …/comments, 4,000 comments"));
         println!(
             "{}",
             thread_raw.line("  reference: raw read of the same rows")
         );
+        print_json(json_read(THREAD_SQL, hot.to_string()).await);
         fill_board(&pool, &url, &tenant, &column_ids[0]).await;
         let board = one_by_one(format!("/api/board?tenant={tenant}")).await;
-        let board_raw = raw_read(
-        "SELECT id, workspace_id, project_id, column_id, title, position, created_at, updated_at \
-         FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = \
-         (SELECT set_id FROM columns WHERE id = $1)) ORDER BY position, created_at",
-        column_ids[0].clone(),
-    )
-    .await;
+        let board_raw = raw_read(BOARD_SQL, column_ids[0].clone()).await;
         println!("{}", board.line("GET /api/board, 1,000+ cards"));
         println!(
             "{}",
             board_raw.line("  reference: raw read of the same cards")
         );
+        print_json(json_read(BOARD_SQL, column_ids[0].clone()).await);
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The raw reads of the big reads' rows.
+const HISTORY_SQL: &str =
+    "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq";
+const THREAD_SQL: &str = "SELECT id, card_id, content, created_at, updated_at FROM comments \
+     WHERE card_id = $1 ORDER BY created_at, seq";
+const BOARD_SQL: &str =
+    "SELECT id, workspace_id, project_id, column_id, title, position, created_at, updated_at \
+     FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = \
+     (SELECT set_id FROM columns WHERE id = $1)) ORDER BY position, created_at";
+
+/// A raw read `SELECT cols FROM … ORDER BY o` as SQLite's one JSON text of
+/// its rows, as the server reads a big list there (`store::big_read`).
+fn as_json(sql: &str) -> String {
+    let from = sql.find(" FROM ").expect("FROM");
+    let order = sql.rfind(" ORDER BY ").expect("ORDER BY");
+    format!(
+        "SELECT json_group_array(json_array({}) ORDER BY {}){}",
+        &sql["SELECT ".len()..from],
+        &sql[order + " ORDER BY ".len()..],
+        &sql[from..order]
+    )
 }
 
 /// Runs [`WRITES`] moves, the `i`-th of the card and to the column

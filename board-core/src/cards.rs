@@ -679,21 +679,19 @@ impl Board {
     /// on two connections (each read is its own statement, as it was one
     /// after the other; the tag was read before both).
     async fn board_of_set(&self, set: ColumnSetId) -> Result<BoardView> {
-        let sql = format!(
-            "{CARD_SELECT} WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
-             AND archived_at IS NULL ORDER BY position, created_at"
-        );
-        // Each card is made as its row arrives, straight from the connection
-        // (a big read: `store::Conns`).
+        // A big read (`store::big_read`).
         let cards = async {
-            let mut conn = self.pool.acquire().await?;
-            let cards = sqlx::query(sqlx::AssertSqlSafe(sql))
-                .bind(&set)
-                .try_map(|row| reads::card_at(&row))
-                .fetch_all(&mut *conn)
-                .await?;
-            conn.give_back();
-            Ok(cards)
+            let rows: Vec<reads::CardColumns> = store::big_read(
+                &self.pool,
+                self.backend,
+                card_columns!(),
+                "FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
+                 AND archived_at IS NULL",
+                "position, created_at",
+                set.as_str(),
+            )
+            .await?;
+            Ok(rows.into_iter().map(reads::card_of).collect::<Vec<_>>())
         };
         let (columns, cards) = tokio::try_join!(self.set_columns(&self.pool, &set), cards)?;
         Ok(BoardView {

@@ -133,17 +133,25 @@ impl CommentInput {
 /// The columns of a comment's [`Row`], in the order it reads them.
 const COMMENT_COLUMNS: &str = "id, card_id, content, author_id, created_at, updated_at";
 
+/// A comment's [`Row`] as its columns come: [`COMMENT_COLUMNS`], in order.
+type Columns = (String, String, String, Option<String>, String, String);
+
+impl From<Columns> for Row {
+    fn from((id, card_id, content, author_id, created_at, updated_at): Columns) -> Row {
+        Row {
+            id: CommentId::from_db(id),
+            card_id: CardId::from_db(card_id),
+            content,
+            author_id: author_id.map(AccountId::from_db),
+            created_at: Timestamp::from_db(created_at),
+            updated_at: Timestamp::from_db(updated_at),
+        }
+    }
+}
+
 impl<'r> sqlx::FromRow<'r, AnyRow> for Row {
     fn from_row(row: &'r AnyRow) -> std::result::Result<Self, sqlx::Error> {
-        use sqlx::Row as _;
-        Ok(Row {
-            id: CommentId::from_db(row.try_get(0)?),
-            card_id: CardId::from_db(row.try_get(1)?),
-            content: row.try_get(2)?,
-            author_id: row.try_get::<Option<String>, _>(3)?.map(AccountId::from_db),
-            created_at: row.try_get(4)?,
-            updated_at: row.try_get(5)?,
-        })
+        Columns::from_row(row).map(Row::from)
     }
 }
 
@@ -224,19 +232,15 @@ impl Board {
     /// The comments of a card, each with its images: the two reads at once,
     /// on two connections.
     async fn comments_of(&self, card: &CardId) -> Result<Vec<Comment>> {
-        let sql = format!(
-            "SELECT {COMMENT_COLUMNS} FROM comments WHERE card_id = $1 ORDER BY created_at, seq"
+        // A big read (`store::big_read`).
+        let rows = store::big_read::<Columns>(
+            &self.pool,
+            self.backend,
+            COMMENT_COLUMNS,
+            "FROM comments WHERE card_id = $1",
+            "created_at, seq",
+            card.as_str(),
         );
-        // A big read: its rows straight from the connection (`store::Conns`).
-        let rows = async {
-            let mut conn = self.pool.acquire().await?;
-            let rows = sqlx::query_as::<_, Row>(sqlx::AssertSqlSafe(sql))
-                .bind(card)
-                .fetch_all(&mut *conn)
-                .await?;
-            conn.give_back();
-            Ok::<_, Error>(rows)
-        };
         let images = attachments::select(
             &self.pool,
             "WHERE card_id = $1 AND comment_id IS NOT NULL ORDER BY created_at, id",
@@ -252,6 +256,7 @@ impl Board {
         Ok(rows
             .into_iter()
             .map(|r| {
+                let r = Row::from(r);
                 let images = by_comment.remove(&r.id).unwrap_or_default();
                 with_images(r, images)
             })

@@ -4,15 +4,13 @@
 //! nothing. There is no other write.
 
 use serde::Serialize;
-use sqlx::any::AnyRow;
-use sqlx::Row;
 
 use crate::access::{Actor, Caller, Role};
 use crate::cards::CardList;
 use crate::error::Result;
 use crate::etag::{Conditional, IfNoneMatch};
 use crate::ids::{AccountId, CardId, ColumnId, HistoryId};
-use crate::store::{Deferred, Value, WriteTx};
+use crate::store::{self, Deferred, Value, WriteTx};
 use crate::time::{now, Timestamp};
 use crate::Board;
 
@@ -132,31 +130,31 @@ impl Board {
         Conditional::answer(tag, cond, self.history_of(card)).await
     }
 
-    /// The entries of a card, oldest first.
+    /// The entries of a card, oldest first (a big read: `store::big_read`).
     async fn history_of(&self, card: &CardId) -> Result<Vec<HistoryEntry>> {
-        // A big read: its rows straight from the connection (`store::Conns`).
-        let mut conn = self.pool.acquire().await?;
-        let entries = sqlx::query(
-            "SELECT id, from_name, to_name, moved_at, actor_id FROM history WHERE card_id = $1 ORDER BY seq",
+        let rows: Vec<EntryRow> = store::big_read(
+            &self.pool,
+            self.backend,
+            "id, from_name, to_name, moved_at, actor_id",
+            "FROM history WHERE card_id = $1",
+            "seq",
+            card.as_str(),
         )
-        .bind(card)
-        .try_map(|row| entry_at(&row))
-        .fetch_all(&mut *conn)
         .await?;
-        conn.give_back();
-        Ok(entries)
+        Ok(rows.into_iter().map(entry_of).collect())
     }
 }
 
-/// An entry from a row of `id, from_name, to_name, moved_at, actor_id`, by
-/// position (a lookup of each column by its name costs a hash for each field
-/// of each of thousands of rows), as the rows arrive.
-fn entry_at(row: &AnyRow) -> sqlx::Result<HistoryEntry> {
-    Ok(HistoryEntry {
-        id: HistoryId::from_db(row.try_get(0)?),
-        from_name: row.try_get(1)?,
-        to_name: row.try_get(2)?,
-        moved_at: row.try_get(3)?,
-        actor_id: row.try_get::<Option<String>, _>(4)?.map(AccountId::from_db),
-    })
+/// An entry's row: `id, from_name, to_name, moved_at, actor_id`.
+type EntryRow = (String, Option<String>, String, String, Option<String>);
+
+/// An entry from its row.
+fn entry_of((id, from_name, to_name, moved_at, actor_id): EntryRow) -> HistoryEntry {
+    HistoryEntry {
+        id: HistoryId::from_db(id),
+        from_name,
+        to_name,
+        moved_at: Timestamp::from_db(moved_at),
+        actor_id: actor_id.map(AccountId::from_db),
+    }
 }

@@ -14,6 +14,7 @@ use crate::columns::Column;
 use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::ids::{AccountId, CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::time::Timestamp;
 use crate::Board;
 
 impl Board {
@@ -102,21 +103,36 @@ impl Board {
     }
 }
 
-/// A card from a row of `card_columns!()` in their order (by index: no
-/// lookup of a column by its name for each of a board's cards).
-pub(crate) fn card_at(row: &AnyRow) -> sqlx::Result<Card> {
-    Ok(Card {
-        id: CardId::from_db(row.try_get(0)?),
-        workspace_id: WorkspaceId::from_db(row.try_get(1)?),
-        project_id: row.try_get::<Option<String>, _>(2)?.map(ProjectId::from_db),
-        column_id: ColumnId::from_db(row.try_get(3)?),
-        title: row.try_get(4)?,
-        position: row.try_get(5)?,
-        created_at: row.try_get(6)?,
-        updated_at: row.try_get(7)?,
-        created_by: row.try_get::<Option<String>, _>(8)?.map(AccountId::from_db),
-        archived_at: row.try_get(9)?,
-    })
+/// A card's columns as they come: `card_columns!()`, in order.
+pub(crate) type CardColumns = (
+    String,
+    String,
+    Option<String>,
+    String,
+    String,
+    i64,
+    String,
+    String,
+    Option<String>,
+    Option<String>,
+);
+
+/// A card from its columns.
+pub(crate) fn card_of(
+    (id, ws, project, column, title, position, created, updated, by, archived): CardColumns,
+) -> Card {
+    Card {
+        id: CardId::from_db(id),
+        workspace_id: WorkspaceId::from_db(ws),
+        project_id: project.map(ProjectId::from_db),
+        column_id: ColumnId::from_db(column),
+        title,
+        position,
+        created_at: Timestamp::from_db(created),
+        updated_at: Timestamp::from_db(updated),
+        created_by: by.map(AccountId::from_db),
+        archived_at: archived.map(Timestamp::from_db),
+    }
 }
 
 /// The board's columns, each with its cards (`cards` in board order, each

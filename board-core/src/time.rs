@@ -20,6 +20,11 @@ impl Timestamp {
         Timestamp(format_millis(ms))
     }
 
+    /// An instant as the database holds it (core writes only its own format).
+    pub(crate) fn from_db(s: String) -> Timestamp {
+        Timestamp(s)
+    }
+
     /// The text (`2026-11-21T23:43:00.000Z`).
     pub fn as_str(&self) -> &str {
         &self.0

@@ -71,4 +71,37 @@ on_both_backends! {
         let r = app.call("GET", &path, None).await;
         assert_eq!(r.body[0]["content"], ok, "unchanged");
     }
+
+    async fn big_reads_give_text_back_byte_for_byte(backend) {
+        // The thread, the board and the history read thousands of rows at
+        // once (on SQLite as one JSON text: `store::big_read`).
+        let app = common::spawn_app(backend).await;
+        let t = app.tenant.clone();
+        let odd = "\"quoted\" back\\slash \\u0041 é 😀 </script> zero\u{200b}width {\"a\":[1]}";
+        let card = id(&app.card(odd).await);
+        let path = format!("/api/cards/{card}/comments");
+        let contents = [format!("{odd}\r\n\tline"), "null".to_string(), "1e400".to_string()];
+        for c in &contents {
+            let r = app.call("POST", &path, Some(json!({"content": c}))).await;
+            assert_eq!(r.status, 201, "{:?}", r.body);
+        }
+        let r = app.call("GET", &path, None).await;
+        let got: Vec<&str> = r.body.as_array().unwrap().iter().map(|c| c["content"].as_str().unwrap()).collect();
+        assert_eq!(got, contents, "the thread, in order");
+        let r = app.call("POST", "/api/columns", Some(json!({"tenantId": t, "name": odd}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let column = id(&r.body);
+        let r = app.call("PATCH", &format!("/api/cards/{card}"), Some(json!({"columnId": column}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let r = app.call("GET", &format!("/api/cards/{card}/history"), None).await;
+        assert_eq!(r.body[1]["toName"], odd, "{:?}", r.body);
+        assert!(r.body[0]["fromName"].is_null());
+        let r = app.call("GET", &format!("/api/board?tenant={t}"), None).await;
+        let cards: Vec<&serde_json::Value> =
+            r.body["columns"].as_array().unwrap().iter().flat_map(|c| c["cards"].as_array().unwrap()).collect();
+        assert_eq!(cards.len(), 1, "{:?}", r.body);
+        assert_eq!(cards[0]["title"], odd);
+        assert!(cards[0]["position"].is_i64());
+        assert!(cards[0]["projectId"].is_null());
+    }
 }

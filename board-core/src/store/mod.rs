@@ -7,6 +7,7 @@
 //! in `dialect.rs`; nothing else in the crate matches on the backend.
 
 mod batch;
+mod big_read;
 mod checkpoint;
 mod conns;
 mod dialect;
@@ -24,6 +25,7 @@ use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 use crate::error::{Error, Result};
 
 pub(crate) use batch::{Deferred, Value};
+pub(crate) use big_read::big_read;
 pub(crate) use conns::{Conn, Conns};
 pub(crate) use outbox::{OnCommit, OutboxRow, PENDING_POSITION};
 pub(crate) use prepared::Prepared;
