@@ -1,0 +1,446 @@
+//! Cards: create, read, rename, move, delete, and the board payload. The
+//! reads are here, the writes of a card's place in `write.rs`.
+//!
+//! Every write locks the column set(s) it touches, so a card never lands in a
+//! column that a concurrent transaction is deleting, and a move and its history
+//! entry commit together.
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::any::AnyRow;
+use sqlx::{Any, Executor, FromRow, Row};
+
+use crate::access::{check_role, check_role_of, Actor, Caller, Role};
+use crate::columns::Column;
+use crate::error::{Error, Result};
+use crate::etag::{Conditional, ETag, IfNoneMatch};
+use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
+use crate::order::Placement;
+use crate::query::SetQuery;
+use crate::reads;
+use crate::store;
+use crate::text::Name;
+use crate::time::Timestamp;
+use crate::validate::{self, Fields, FromJson};
+use crate::Board;
+
+/// A card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Card {
+    /// Its id.
+    pub id: CardId,
+    /// Its workspace (`tenantId` on the wire).
+    #[serde(rename = "tenantId")]
+    pub workspace_id: WorkspaceId,
+    /// Its project, if any.
+    pub project_id: Option<ProjectId>,
+    /// The column it sits in.
+    pub column_id: ColumnId,
+    /// Its title.
+    pub title: String,
+    /// Its place in the column: unique there, ascending from the top; with
+    /// gaps, and changed when the server renumbers (order by it, never compute one).
+    pub position: i64,
+    /// When it was created.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub created_at: Timestamp,
+    /// When it last changed.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub updated_at: Timestamp,
+    /// The account that created it (contract §17); null when the CLI created
+    /// it, and for cards created before this field existed.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub created_by: Option<AccountId>,
+    /// When it was archived (contract §19); null while it is on the board.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub archived_at: Option<Timestamp>,
+}
+
+/// The body of `POST /api/cards` (its wire schema: `openapi.rs`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCard {
+    /// The workspace (`tenantId`).
+    pub workspace_id: WorkspaceId,
+    /// The project, if any.
+    pub project_id: Option<ProjectId>,
+    /// The column; default: the first column of the set in effect.
+    pub column_id: Option<ColumnId>,
+    /// The title (trimmed, 1..=100 characters).
+    pub title: Name,
+    /// Where in the column (`beforeId` / `afterId` on the wire); default: its end.
+    pub placement: Option<Placement>,
+}
+
+impl NewCard {
+    /// A card titled `title` in `workspace`, without a project, in the first
+    /// column of the set in effect.
+    ///
+    /// ```
+    /// # let (ws, todo) = (board_core::WorkspaceId::parse("ckv7q2x0a0000abcdefghijk").unwrap(), None);
+    /// use board_core::{Name, NewCard};
+    /// let card = NewCard::new(ws, Name::parse("Write the docs")?).in_column(todo);
+    /// # Ok::<(), board_core::Error>(())
+    /// ```
+    pub fn new(workspace: WorkspaceId, title: Name) -> NewCard {
+        NewCard {
+            workspace_id: workspace,
+            project_id: None,
+            column_id: None,
+            title,
+            placement: None,
+        }
+    }
+
+    /// In `project` (`None`: no project).
+    pub fn in_project(mut self, project: Option<ProjectId>) -> NewCard {
+        self.project_id = project;
+        self
+    }
+
+    /// In `column` (`None`: the first column of the set in effect).
+    pub fn in_column(mut self, column: Option<ColumnId>) -> NewCard {
+        self.column_id = column;
+        self
+    }
+
+    /// At `placement` in its column (`None`: at the end).
+    pub fn placed(mut self, placement: Option<Placement>) -> NewCard {
+        self.placement = placement;
+        self
+    }
+}
+
+impl FromJson for NewCard {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
+        let project = f.nullable("projectId", validate::id(ProjectId::parse));
+        let column = f.nullable("columnId", validate::id(ColumnId::parse));
+        let title = f.required("title", validate::name);
+        let placement = Placement::read(&mut f);
+        f.finish()?;
+        Ok(NewCard {
+            workspace_id: tenant.expect("checked"),
+            project_id: project,
+            column_id: column,
+            title: title.expect("checked"),
+            placement,
+        })
+    }
+}
+
+/// The body of `PATCH /api/cards/[id]`: a new title, a new column, a new place
+/// in the column, or several of them (its wire schema: `openapi.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CardPatch {
+    /// New title.
+    pub title: Option<Name>,
+    /// Column to move to (another column of the set in effect).
+    pub column_id: Option<ColumnId>,
+    /// Where in the target column (`beforeId` / `afterId` on the wire);
+    /// default: the end of another column, or the card's place in its own.
+    pub placement: Option<Placement>,
+}
+
+impl CardPatch {
+    /// Renames the card (start from `CardPatch::default()`, which changes nothing).
+    pub fn title(mut self, title: Name) -> CardPatch {
+        self.title = Some(title);
+        self
+    }
+
+    /// Moves the card to `column`.
+    pub fn column(mut self, column: ColumnId) -> CardPatch {
+        self.column_id = Some(column);
+        self
+    }
+
+    /// Puts the card at `placement` in its target column.
+    pub fn placed(mut self, placement: Placement) -> CardPatch {
+        self.placement = Some(placement);
+        self
+    }
+}
+
+impl FromJson for CardPatch {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let title = f.optional("title", validate::name);
+        let column = f.optional("columnId", validate::id(ColumnId::parse));
+        let placement = Placement::read(&mut f);
+        f.finish()?;
+        Ok(CardPatch {
+            title,
+            column_id: column,
+            placement,
+        })
+    }
+}
+
+/// A column of the board payload, with its cards in order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BoardColumn {
+    /// The column.
+    #[serde(flatten)]
+    pub column: Column,
+    /// Whether it holds more cards than its WIP limit (`overLimit`; contract
+    /// §20); `false` without a limit.
+    #[serde(rename = "overLimit")]
+    pub over_limit: bool,
+    /// Its cards, by position.
+    pub cards: Vec<Card>,
+}
+
+/// The board payload: the set in effect with its cards.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BoardView {
+    /// The columns of the set, by position.
+    pub columns: Vec<BoardColumn>,
+}
+
+/// The kind of a card's tag: the hash of its JSON.
+const CARD_TAG: &str = "card";
+
+/// A card's columns, read from `cards k` (for joins).
+pub(crate) const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
+     k.title, k.position, k.created_at, k.updated_at, k.created_by, k.archived_at";
+
+/// A card's columns as the wire type reads them, written once.
+macro_rules! card_columns {
+    () => {
+        "id, workspace_id, project_id, column_id, title, position, created_at, updated_at, \
+         created_by, archived_at"
+    };
+}
+
+/// A card's columns in a `RETURNING` clause.
+pub(crate) const RETURNED: &str = card_columns!();
+
+const CARD_SELECT: &str = concat!("SELECT ", card_columns!(), " FROM cards");
+
+mod write;
+
+pub(crate) use write::{
+    card_move_read_sql, card_read_sql, column_read_sql, move_at_commit_sql, MOVE_TO_END_SQL,
+};
+
+impl Board {
+    /// Loads a card; 404 when it does not exist.
+    pub(crate) async fn find_card<'e, E>(&self, exec: E, id: &CardId) -> Result<Card>
+    where
+        E: Executor<'e, Database = Any>,
+    {
+        let sql = format!("{CARD_SELECT} WHERE id = $1");
+        let card: Option<Card> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(exec)
+            .await?;
+        card.ok_or(Error::NotFound("card"))
+    }
+
+    /// A card (Viewer).
+    pub async fn card(&self, actor: &Actor, id: &CardId) -> Result<Card> {
+        self.reach_card(actor, id, Role::Viewer).await
+    }
+
+    /// A card with its tag (contract §22), or only the tag when `cond` names
+    /// it (Viewer). One statement: the tag is the hash of the card's JSON.
+    pub async fn card_if(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<Card>> {
+        let card = self.reach_card(actor, id, Role::Viewer).await?;
+        Conditional::of_payload(CARD_TAG, cond, card)
+    }
+
+    /// The card, and the actor's reach of its workspace, in one statement:
+    /// 404 when the card does not exist, then 403 below `min`.
+    pub(crate) async fn reach_card(&self, actor: &Actor, id: &CardId, min: Role) -> Result<Card> {
+        let account = match actor {
+            Actor::Operator => return self.find_card(&self.pool, id).await,
+            Actor::Session(s) => {
+                let card = self.find_card(&self.pool, id).await?;
+                check_role_of(s.role_in(&card.workspace_id), min)?;
+                return Ok(card);
+            }
+            Actor::Account(a) => a,
+        };
+        let row = self.card_row(id, Some(account), "").await?;
+        let role: Option<String> = row.try_get("role")?;
+        check_role(role.as_deref(), min)?;
+        Ok(Card::from_row(&row)?)
+    }
+
+    /// A card's row with the role of `account` in its workspace (`role`) and
+    /// the `extra` columns; 404 when there is no such card.
+    async fn card_row(
+        &self,
+        id: &CardId,
+        account: Option<&AccountId>,
+        extra: &str,
+    ) -> Result<AnyRow> {
+        let sql = format!(
+            "SELECT {CARD_COLUMNS}{extra}, (SELECT role FROM memberships m \
+                 WHERE m.workspace_id = k.workspace_id AND m.account_id = $2) AS role \
+             FROM cards k WHERE k.id = $1"
+        );
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .bind(account)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(Error::NotFound("card"))
+    }
+
+    /// The card, the actor's reach (404, then 403 below Viewer) and the tag of
+    /// one of its lists (contract §22), in one statement. The tag comes from the
+    /// versions the list's writes advance (see [`CardList`]), read before the
+    /// list itself, so a tag is never newer than the payload it is sent with.
+    pub(crate) async fn reach_card_list(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        list: CardList,
+    ) -> Result<(Card, ETag)> {
+        let account = match actor {
+            Actor::Account(a) => Some(a),
+            Actor::Operator | Actor::Session(_) => None,
+        };
+        let (_, versions) = list.sql();
+        let row = self.card_row(id, account, &format!(", {versions}")).await?;
+        let card = Card::from_row(&row)?;
+        check_reach(actor, &card, &row, Role::Viewer)?;
+        let v1: i64 = row.try_get("v1")?;
+        let v2: i64 = row.try_get("v2")?;
+        Ok((card, list.tag(id, v1, v2)))
+    }
+}
+
+impl Board {
+    /// The board payload: the set in effect for the query's project (or the
+    /// tenant set) with each column's cards in order (Viewer). A project
+    /// outside the workspace is a 422 on `project`.
+    pub async fn board(&self, actor: &Actor, query: &SetQuery) -> Result<BoardView> {
+        let read = self.board_if(actor, query, &IfNoneMatch::none()).await?;
+        read.into_payload()
+            .ok_or_else(|| Error::Internal("a board read without a condition".into()))
+    }
+
+    /// The board with its tag (contract §22), or only the tag when `cond`
+    /// names it (Viewer). The tag is read in the statement that finds the set
+    /// in effect, before the payload: the set's version (every write of its
+    /// columns and cards advances it under the set's lock) and the settings'
+    /// version (`wipLimits` decides `overLimit`). A 304 costs that one statement.
+    pub async fn board_if<'c>(
+        &self,
+        caller: impl Into<Caller<'c>>,
+        query: &SetQuery,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<BoardView>> {
+        let ws = query.workspace_id();
+        let (project, min) = (query.project_key(), Role::Viewer);
+        let (set, versions) = match caller.into() {
+            // The token is checked by the statement that finds the set.
+            Caller::Bearer(bearer) => {
+                self.set_in_effect_checked(bearer, ws, project, "project", min)
+                    .await?
+            }
+            Caller::Actor(actor) => {
+                self.require(&self.pool, actor, ws, min).await?;
+                self.set_in_effect_versioned(&self.pool, ws, project, "project")
+                    .await?
+            }
+        };
+        let tag = ETag::of_versions("board", set.as_ref(), &versions);
+        Conditional::answer(tag, cond, self.board_of_set(set)).await
+    }
+
+    /// The board payload of a set: its columns and its cards, read at once
+    /// on two connections (each read is its own statement, as it was one
+    /// after the other; the tag was read before both).
+    async fn board_of_set(&self, set: ColumnSetId) -> Result<BoardView> {
+        // A big read (`store::big_read`).
+        let cards = async {
+            let rows: Vec<reads::CardColumns> = store::big_read(
+                &self.pool,
+                self.backend,
+                card_columns!(),
+                "FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
+                 AND archived_at IS NULL",
+                "position, created_at",
+                set.as_str(),
+            )
+            .await?;
+            Ok(rows.into_iter().map(reads::card_of).collect::<Vec<_>>())
+        };
+        let (columns, cards) = tokio::try_join!(self.set_columns(&self.pool, &set), cards)?;
+        Ok(BoardView {
+            columns: reads::board_columns(columns, cards),
+        })
+    }
+}
+
+/// The actor's reach of a card's workspace (403 below `min`), from a row that
+/// selected `role`: the membership of an `Actor::Account`.
+fn check_reach(actor: &Actor, card: &Card, row: &AnyRow, min: Role) -> Result<()> {
+    match actor {
+        Actor::Operator => Ok(()),
+        Actor::Session(s) => check_role_of(s.role_in(&card.workspace_id), min),
+        Actor::Account(_) => {
+            let role: Option<String> = row.try_get("role")?;
+            check_role(role.as_deref(), min)
+        }
+    }
+}
+
+/// A list of a card's (contract §22), and the versions that tag it: each is
+/// advanced by every write that changes the list, under the lock that write
+/// already holds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum CardList {
+    /// Comments (with their images): `cards.version`, advanced by
+    /// `Lock::Card`, which every comment and attachment write takes but a
+    /// plain new comment's (no lock: `Board::write_at_commit`), and the
+    /// number of comments, which such a comment raises: between two writes
+    /// under `Lock::Card`, comments are only added.
+    Comments,
+    /// CARD-scope attachments: `cards.version`, as comments.
+    Attachments,
+    /// History: `cards.history_seq`, advanced by every entry written.
+    History,
+    /// Relations: the workspace's version (`Lock::Workspace`, taken by every
+    /// link created or deleted) and the number of the card's links, which
+    /// only a deleted card (its links cascade) lowers without that lock.
+    Relations,
+}
+
+impl CardList {
+    /// The tag's kind and the SQL of its two versions (`v1`, `v2`) over `cards k`.
+    pub(crate) fn sql(self) -> (&'static str, &'static str) {
+        match self {
+            CardList::Comments => (
+                "comments",
+                "k.version AS v1, (SELECT COUNT(*) FROM comments c WHERE c.card_id = k.id) AS v2",
+            ),
+            CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),
+            CardList::History => ("history", "k.history_seq AS v1, 0 AS v2"),
+            CardList::Relations => (
+                "relations",
+                "(SELECT w.version FROM workspaces w WHERE w.id = k.workspace_id) AS v1, \
+                 (SELECT COUNT(*) FROM relations r WHERE r.source_id = k.id) + \
+                 (SELECT COUNT(*) FROM relations r WHERE r.target_id = k.id) AS v2",
+            ),
+        }
+    }
+
+    /// The tag of the list, from the version its lock row had (`v1`) and `v2`.
+    pub(crate) fn tag(self, card: &CardId, v1: i64, v2: i64) -> ETag {
+        ETag::of_versions(self.sql().0, card.as_ref(), &[v1, v2])
+    }
+}
