@@ -2,6 +2,8 @@
 //! the one place in the crate that matches on the backend. Each method says
 //! what it is for; callers state *what* they need, never *which* database.
 
+use std::sync::LazyLock;
+
 use super::outbox::{OutboxRow, PENDING_POSITION_JSON};
 use super::Backend;
 
@@ -227,10 +229,7 @@ impl Backend {
                 "SELECT pg_current_xact_id() IS NOT NULL",
                 "INSERT INTO events (seq, workspace_id, type, at, data) \
                  VALUES (nextval('events_seq'), $1, $2, $3, $4)",
-                "INSERT INTO events (seq, workspace_id, type, at, data) \
-                 VALUES (nextval('events_seq'), $1, $2, $3, \
-                 replace($4, '\"position\":-9223372036854775808', '\"position\":' || \
-                 (SELECT CAST(position AS TEXT) FROM cards WHERE id = $5)))",
+                PENDING_INSERT.as_str(),
             ]),
         }
     }
@@ -271,12 +270,7 @@ impl Backend {
                         .map(|r| {
                             let [ws, kind, at, data] = r.values().map(literal);
                             let data = match &r.position_of {
-                                Some(card) => format!(
-                                    "replace({data}, {}, '\"position\":' || \
-                                     (SELECT CAST(position AS TEXT) FROM cards WHERE id = {}))",
-                                    literal(PENDING_POSITION_JSON),
-                                    literal(card.as_ref())
-                                ),
+                                Some(card) => with_position(&data, &literal(card.as_ref())),
                                 None => data,
                             };
                             format!("(nextval('events_seq'), {ws}, {kind}, {at}, {data})")
@@ -423,6 +417,28 @@ impl Backend {
     }
 }
 
+/// PostgreSQL: the event with its values `$1`…`$4` whose data takes the
+/// position of the card `$5` ([`Backend::one_event_statements`]).
+static PENDING_INSERT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "INSERT INTO events (seq, workspace_id, type, at, data) \
+         VALUES (nextval('events_seq'), $1, $2, $3, {})",
+        with_position("$4", "$5")
+    )
+});
+
+/// The event data `data` (an expression) with the position of the card
+/// `card` (an expression) written where it holds [`PENDING_POSITION_JSON`]
+/// ([`OutboxRow::position_of`]): a JSON string cannot hold that text
+/// unescaped, so only the key is replaced.
+fn with_position(data: &str, card: &str) -> String {
+    format!(
+        "replace({data}, {}, '\"position\":' || \
+         (SELECT CAST(position AS TEXT) FROM cards WHERE id = {card}))",
+        literal(PENDING_POSITION_JSON)
+    )
+}
+
 /// `value` as a PostgreSQL string literal. The values are ids, a type, a time
 /// and JSON text written by serde_json, which escapes every control character,
 /// so they hold no NUL; quotes are doubled, and an escape string (`E'…'`) with
@@ -480,9 +496,10 @@ mod tests {
         );
         let [_, _, pending] = Backend::Postgres.one_event_statements().unwrap();
         assert!(
-            pending.contains(&format!("'{PENDING_POSITION_JSON}'")),
+            pending.contains(&literal(PENDING_POSITION_JSON)),
             "{pending}"
         );
+        assert!(pending.contains("FROM cards WHERE id = $5"), "{pending}");
     }
 
     #[test]

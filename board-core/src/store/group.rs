@@ -22,7 +22,7 @@ use tokio::sync::{oneshot, OwnedMutexGuard};
 
 use super::batch::Deferred;
 use super::outbox::{self, OnCommit, OutboxRow};
-use super::tx::WriteQueue;
+use super::tx::{committed, WriteQueue};
 use super::Backend;
 use crate::error::{Error, Result};
 
@@ -180,11 +180,7 @@ impl WriteQueue {
         all.extend_from_slice(deferred);
         match outbox::commit(backend, &all, events, &self.prepared, &mut conn).await {
             Ok(_) => {
-                conn.give_back();
-                self.commits.committed();
-                if !events.is_empty() {
-                    on_commit.committed();
-                }
+                committed(conn, Some(&self.commits), on_commit, events);
                 Ok(())
             }
             Err(e) => {

@@ -466,16 +466,27 @@ impl WriteTx {
                 return Err(e.into());
             }
         };
-        // Everything sent was answered: the next operation may have it.
-        tx.give_back();
         drop(self.turn.take());
-        if let Some(commits) = self.commits.take() {
-            commits.committed();
-        }
-        if !events.is_empty() {
-            self.on_commit.committed();
-        }
+        committed(tx, self.commits.take().as_deref(), &self.on_commit, &events);
         Ok(rows)
+    }
+}
+
+/// What follows a commit once everything sent on `conn` was answered: the
+/// connection goes to the next operation, the checkpoint (`commits`, SQLite)
+/// and, when it wrote `events`, the feed are told.
+pub(super) fn committed(
+    conn: Conn,
+    commits: Option<&Commits>,
+    on_commit: &Arc<dyn OnCommit>,
+    events: &[OutboxRow],
+) {
+    conn.give_back();
+    if let Some(commits) = commits {
+        commits.committed();
+    }
+    if !events.is_empty() {
+        on_commit.committed();
     }
 }
 
