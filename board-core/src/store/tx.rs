@@ -466,8 +466,10 @@ impl WriteTx {
                 return Err(e.into());
             }
         };
-        drop(self.turn.take());
+        // The connection is given back before the turn goes to the next
+        // writer, which then takes it warm.
         committed(tx, self.commits.take().as_deref(), &self.on_commit, &events);
+        drop(self.turn.take());
         Ok(rows)
     }
 }
