@@ -410,8 +410,7 @@ impl Board {
         target: Option<&ColumnId>,
         mut to_end: bool,
     ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow, bool)> {
-        // PostgreSQL: the gate first, the column's lock with the commit.
-        let gate_first = self.backend == store::Backend::Postgres;
+        let gate_first = self.backend.locks_column_at_commit();
         loop {
             let (lock, locked) = match (target, to_end, gate_first) {
                 (Some(column), true, false) => (
@@ -444,19 +443,23 @@ impl Board {
             if place.sets.contains(&set) {
                 let card = Card::from_row(&row)?;
                 let [_, effect] = place.sets;
-                if let (true, true, Some(column)) = (to_end, gate_first, target) {
-                    let moving = *column != card.column_id;
-                    if moving && !Room::from_row(&row).is_ok_and(|r| r.limited()) {
-                        return Ok((tx, card, effect, row, true));
-                    }
-                    // The column's lock now, in one more round trip, as
-                    // `Lock::ColumnIn` takes it: a hard limit's count is read
-                    // under it (the card's read again), and a rename in the
-                    // column advances its version.
-                    let mut rows = tx.send(&[store::column_version_bump(column), read]).await?;
-                    let row = rows.pop().ok_or(Error::NotFound("card"))?;
+                let gated = match target {
+                    Some(column) if to_end && gate_first => Some(column),
+                    _ => None,
+                };
+                let Some(column) = gated else {
                     return Ok((tx, card, effect, row, false));
+                };
+                let moving = *column != card.column_id;
+                if moving && !Room::from_row(&row).is_ok_and(|r| r.limited()) {
+                    return Ok((tx, card, effect, row, true));
                 }
+                // The column's lock now, in one more round trip, as
+                // `Lock::ColumnIn` takes it: a hard limit's count is read
+                // under it (the card's read again), and a rename in the
+                // column advances its version.
+                let mut rows = tx.send(&[store::column_version_bump(column), read]).await?;
+                let row = rows.pop().ok_or(Error::NotFound("card"))?;
                 return Ok((tx, card, effect, row, false));
             }
             // It moved into a set this lock does not hold (its set in effect

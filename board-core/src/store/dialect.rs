@@ -390,6 +390,19 @@ impl Backend {
         }
     }
 
+    /// Whether a move to a column's end takes the column's lock with its
+    /// commit (`Lock::ColumnGate`, then `column_version_bump` in the commit's
+    /// round trip), so that moves into one column queue only through each
+    /// other's commit: PostgreSQL. SQLite holds its one write lock from
+    /// `BEGIN IMMEDIATE` anyway, and takes the column's lock at once
+    /// (`Lock::ColumnIn`).
+    pub(crate) fn locks_column_at_commit(self) -> bool {
+        match self {
+            Backend::Sqlite => false,
+            Backend::Postgres => true,
+        }
+    }
+
     /// A big read (`store::big_read`) of `columns` (plain names) `from`
     /// (`FROM … WHERE …`) by `order` as one JSON text, where that is cheaper
     /// than its rows: on SQLite, the rows as one JSON array of arrays, each a

@@ -131,33 +131,34 @@ impl WriteQueue {
     /// when that fails, answers each, then gives the turn up.
     async fn run(
         self,
-        group: Vec<Pending>,
+        mut group: Vec<Pending>,
         turn: OwnedMutexGuard<()>,
         on_commit: Arc<dyn OnCommit>,
     ) {
-        if group.len() > 1 {
-            let deferred: Vec<Deferred> = group
-                .iter()
-                .flat_map(|p| p.deferred.iter().cloned())
-                .collect();
-            let events: Vec<OutboxRow> = group
-                .iter()
-                .flat_map(|p| p.events.iter().cloned())
-                .collect();
-            if self
+        // Every commit's statements and events, end to end (moved, not
+        // copied): each commit's own are a span of them.
+        let (mut deferred, mut events) = (Vec::new(), Vec::new());
+        let mut spans = Vec::with_capacity(group.len());
+        for p in &mut group {
+            let (d, e) = (deferred.len(), events.len());
+            deferred.append(&mut p.deferred);
+            events.append(&mut p.events);
+            spans.push((d..deferred.len(), e..events.len()));
+        }
+        if group.len() > 1
+            && self
                 .commit_once(&deferred, &events, &on_commit)
                 .await
                 .is_ok()
-            {
-                for p in group {
-                    let _ = p.answer.send(Ok(()));
-                }
-                drop(turn);
-                return;
+        {
+            for p in group {
+                let _ = p.answer.send(Ok(()));
             }
+            drop(turn);
+            return;
         }
-        for p in group {
-            let done = self.commit_once(&p.deferred, &p.events, &on_commit).await;
+        for (p, (d, e)) in group.into_iter().zip(spans) {
+            let done = self.commit_once(&deferred[d], &events[e], &on_commit).await;
             let _ = p.answer.send(done);
         }
         drop(turn);

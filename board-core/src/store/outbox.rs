@@ -12,7 +12,7 @@ use crate::ids::{CardId, WorkspaceId};
 use crate::time::Timestamp;
 
 /// One row of the `events` table, before its seq is taken.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct OutboxRow {
     /// The workspace of the change.
     pub(crate) workspace: WorkspaceId,
