@@ -154,6 +154,11 @@ impl IfNoneMatch {
         IfNoneMatch(TagList::parse(values))
     }
 
+    /// True when there is a condition (a read may then answer 304).
+    pub fn is_set(&self) -> bool {
+        self.0 != TagList::Absent
+    }
+
     /// True when the resource, whose current tag is `tag`, is not modified for
     /// this condition.
     pub fn names(&self, tag: &ETag) -> bool {

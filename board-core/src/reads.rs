@@ -27,15 +27,30 @@ impl Board {
         id: &CardId,
         list: CardList,
     ) -> Result<ETag> {
+        let (v1, v2) = self.card_list_versions(caller, id, list).await?;
+        Ok(list.tag(id, v1, v2))
+    }
+
+    /// [`Board::card_list_tag`]'s reach, with the two versions the tag is
+    /// made of (see [`CardList`]) instead of the tag.
+    pub(crate) async fn card_list_versions(
+        &self,
+        caller: Caller<'_>,
+        id: &CardId,
+        list: CardList,
+    ) -> Result<(i64, i64)> {
         let bearer = match caller {
-            Caller::Actor(actor) => return Ok(self.reach_card_list(actor, id, list).await?.1),
+            Caller::Actor(actor) => {
+                let (_, v1, v2) = self.reach_card_versions(actor, id, list).await?;
+                return Ok((v1, v2));
+            }
             Caller::Bearer(bearer) => bearer,
         };
         let (_, versions) = list.sql();
         let row = self
             .card_row_for(bearer, id, Role::Viewer, versions)
             .await?;
-        Ok(list.tag(id, row.try_get("v1")?, row.try_get("v2")?))
+        Ok((row.try_get("v1")?, row.try_get("v2")?))
     }
 
     /// The caller's reach of a card for a write that needs `min` (404 when

@@ -308,6 +308,17 @@ impl Board {
         id: &CardId,
         list: CardList,
     ) -> Result<(Card, ETag)> {
+        let (card, v1, v2) = self.reach_card_versions(actor, id, list).await?;
+        Ok((card, list.tag(id, v1, v2)))
+    }
+
+    /// [`Board::reach_card_list`] with the list's two versions instead of its tag.
+    pub(crate) async fn reach_card_versions(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        list: CardList,
+    ) -> Result<(Card, i64, i64)> {
         let account = match actor {
             Actor::Account(a) => Some(a),
             Actor::Operator | Actor::Session(_) => None,
@@ -316,9 +327,7 @@ impl Board {
         let row = self.card_row(id, account, &format!(", {versions}")).await?;
         let card = Card::from_row(&row)?;
         check_reach(actor, &card, &row, Role::Viewer)?;
-        let v1: i64 = row.try_get("v1")?;
-        let v2: i64 = row.try_get("v2")?;
-        Ok((card, list.tag(id, v1, v2)))
+        Ok((card, row.try_get("v1")?, row.try_get("v2")?))
     }
 }
 
@@ -410,6 +419,11 @@ pub(crate) enum CardList {
     /// number of comments, which such a comment raises: between two writes
     /// under `Lock::Card`, comments are only added.
     Comments,
+    /// The comments' `cards.version` alone (`v2` is 0), for a read that sends
+    /// the comments with their tag: their number is then the number the
+    /// payload's statement returns, read after this version (see
+    /// `Board::card_comments_if`), and [`CardList::Comments`] tags them.
+    CommentsVersion,
     /// CARD-scope attachments: `cards.version`, as comments.
     Attachments,
     /// History: `cards.history_seq`, advanced by every entry written.
@@ -428,6 +442,7 @@ impl CardList {
                 "comments",
                 "k.version AS v1, (SELECT COUNT(*) FROM comments c WHERE c.card_id = k.id) AS v2",
             ),
+            CardList::CommentsVersion => ("comments", "k.version AS v1, 0 AS v2"),
             CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),
             CardList::History => ("history", "k.history_seq AS v1, 0 AS v2"),
             CardList::Relations => (
