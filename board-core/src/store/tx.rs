@@ -590,7 +590,7 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> LockStatement<'a> {
     // A set's writers pass its gate first (exclusive), so that moves to a
     // column's end, which only share it, never keep them waiting for long.
     let (gate, passed) = match table {
-        "column_sets" => set_gate(backend, false, &placeholders),
+        "column_sets" => backend.set_gate_sql(false, &placeholders),
         _ => (String::new(), "TRUE".to_string()),
     };
     // PostgreSQL locks the rows in the order the inner SELECT returns them
@@ -611,49 +611,9 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> LockStatement<'a> {
     }
 }
 
-/// The gate of column sets (PostgreSQL): a transaction-scoped advisory lock
-/// per set ([`SET_GATE`], the hash of the set's id), taken in the order of the
-/// keys, exclusive for every writer of a set (`Lock::ColumnSet(s)`), shared for
-/// a move to a column's end (`Lock::ColumnIn`). Its row lock would do the same
-/// but for fairness: PostgreSQL lets a new sharer of a row in while a writer
-/// waits for the sharers before it (a card creation waited 5 s behind a burst
-/// of moves), where its lock manager queues a shared request behind a waiting
-/// exclusive one. Returns the `WITH` clause (ending in a space) and the
-/// condition that makes a statement wait for the gate before it reads
-/// anything (an uncorrelated sub-select, run once, first). SQLite: no gate
-/// (its write lock serializes every writer), and the condition that the sets
-/// exist.
-fn set_gate(backend: Backend, shared: bool, placeholders: &[String]) -> (String, String) {
-    let list = placeholders.join(", ");
-    match backend {
-        Backend::Sqlite => (
-            String::new(),
-            format!("EXISTS (SELECT 1 FROM column_sets WHERE id IN ({list}))"),
-        ),
-        Backend::Postgres => {
-            let take = match shared {
-                true => "pg_advisory_xact_lock_shared",
-                false => "pg_advisory_xact_lock",
-            };
-            (
-                format!(
-                    "WITH gate AS (SELECT {take}({SET_GATE}, hashtext(x)) FROM \
-                     (SELECT x FROM unnest(ARRAY[{list}]::text[]) AS u(x) ORDER BY hashtext(x)) k) "
-                ),
-                "(SELECT COUNT(*) FROM gate) > 0".to_string(),
-            )
-        }
-    }
-}
-
-/// The first key of the column sets' advisory locks ([`set_gate`]); the second
-/// is the hash of the set's id. Two sets whose ids hash alike share a gate,
-/// which only makes their writers wait for each other.
-const SET_GATE: i32 = 0x6273; // "bs"
-
 /// The statement of [`Lock::ColumnIn`] (`versioned`) or
 /// [`Lock::ColumnGate`]: `$1` the column, then its sets, sorted. It shares
-/// the sets' gate ([`set_gate`], before it reads the column), keeps the
+/// the sets' gate ([`Backend::set_gate_sql`], before it reads the column), keeps the
 /// column from being deleted (`FOR KEY SHARE`, which a concurrent deletion's
 /// row makes skip: no row, the lock's not-found), then, `versioned`, locks
 /// and advances the column's row of `column_versions` (inserted by its first
@@ -670,7 +630,7 @@ fn column_in_statement<'a>(
     shared.sort_unstable();
     shared.dedup();
     let placeholders: Vec<String> = (2..=shared.len() + 1).map(|i| format!("${i}")).collect();
-    let (gate, passed) = set_gate(backend, true, &placeholders);
+    let (gate, passed) = backend.set_gate_sql(true, &placeholders);
     let kept = format!(
         "SELECT id FROM columns WHERE id = $1 AND {passed}{}",
         backend.key_share_suffix()
