@@ -387,37 +387,32 @@ async fn main() {
     // 4. Big reads, one at a time, beside the raw read of the same rows.
     if runs("reads") {
         fill_history(&pool, &url, &cards[0]).await;
-        let one_by_one = |path: String| {
-            let (http, base, token) = (http.clone(), base.clone(), token.clone());
+        // One big read: the route, then the raw read of the same rows, then
+        // (SQLite) the same rows as one JSON text (`as_json`), parsed into a
+        // JSON value per field, as the server reads them there.
+        let big_read = |what: &'static str,
+                        rows: &'static str,
+                        path: String,
+                        sql: &'static str,
+                        key: String| {
+            let (http, token, pool) = (http.clone(), token.clone(), pool.clone());
+            let (url, sqlite) = (format!("{base}{path}"), url.starts_with("sqlite"));
             async move {
-                let mut times = Vec::new();
-                let started = Instant::now();
-                for _ in 0..big_reads() {
-                    let t = Instant::now();
-                    let r = http
-                        .get(format!("{base}{path}"))
-                        .bearer_auth(token.as_str())
-                        .send()
-                        .await
-                        .unwrap();
-                    assert_eq!(r.status().as_u16(), 200);
-                    r.bytes().await.unwrap();
-                    times.push(t.elapsed());
-                }
-                Run {
-                    latencies: times,
-                    failures: 0,
-                    wall: started.elapsed(),
-                }
-            }
-        };
-        let raw_read = |sql: &'static str, key: String| {
-            let pool = pool.clone();
-            async move {
-                let mut times = Vec::new();
-                let started = Instant::now();
-                for _ in 0..big_reads() {
-                    let t = Instant::now();
+                let route = one_at_a_time(|| {
+                    let (http, url, token) = (http.clone(), url.clone(), token.clone());
+                    async move {
+                        let r = http
+                            .get(url)
+                            .bearer_auth(token.as_str())
+                            .send()
+                            .await
+                            .unwrap();
+                        assert_eq!(r.status().as_u16(), 200);
+                        r.bytes().await.unwrap();
+                    }
+                })
+                .await;
+                let raw = one_at_a_time(|| async {
                     let rows = sqlx::query(sql)
                         .bind(key.as_str())
                         .fetch_all(&pool)
@@ -425,84 +420,87 @@ async fn main() {
                         .unwrap();
                     let n: usize = rows.iter().map(|r| r.len()).sum();
                     assert!(n > 0);
-                    times.push(t.elapsed());
-                }
-                Run {
-                    latencies: times,
-                    failures: 0,
-                    wall: started.elapsed(),
-                }
-            }
-        };
-        // SQLite: the same rows as one JSON text (`as_json`), parsed into a
-        // JSON value per field, as the server reads them there.
-        let json_read = |sql: &'static str, key: String| {
-            let pool = pool.clone();
-            let sqlite = url.starts_with("sqlite");
-            async move {
-                if !sqlite {
-                    return None;
-                }
-                let sql = as_json(sql);
-                let mut times = Vec::new();
-                let started = Instant::now();
-                for _ in 0..big_reads() {
-                    let t = Instant::now();
-                    let json: String = sqlx::query_scalar(sqlx::AssertSqlSafe(sql.as_str()))
-                        .bind(key.as_str())
-                        .fetch_one(&pool)
-                        .await
-                        .unwrap();
-                    let rows: Vec<Vec<Value>> = serde_json::from_str(&json).unwrap();
-                    assert!(!rows.is_empty());
-                    times.push(t.elapsed());
-                }
-                Some(Run {
-                    latencies: times,
-                    failures: 0,
-                    wall: started.elapsed(),
                 })
-            }
-        };
-        let print_json = |run: Option<Run>| {
-            if let Some(run) = run {
+                .await;
+                println!("{}", route.line(what));
                 println!(
                     "{}",
-                    run.line("  reference: the same rows as one JSON text")
+                    raw.line(&format!("  reference: raw read of the same {rows}"))
                 );
+                if sqlite {
+                    let json_sql = as_json(sql);
+                    let json = one_at_a_time(|| async {
+                        let json: String =
+                            sqlx::query_scalar(sqlx::AssertSqlSafe(json_sql.as_str()))
+                                .bind(key.as_str())
+                                .fetch_one(&pool)
+                                .await
+                                .unwrap();
+                        let rows: Vec<Vec<Value>> = serde_json::from_str(&json).unwrap();
+                        assert!(!rows.is_empty());
+                    })
+                    .await;
+                    println!(
+                        "{}",
+                        json.line("  reference: the same rows as one JSON text")
+                    );
+                }
             }
         };
-        let history = one_by_one(format!("/api/cards/{}/history", cards[0])).await;
-        let history_raw = raw_read(HISTORY_SQL, cards[0].clone()).await;
-        println!("{}", history.line("GET …/history, 10,000+ entries"));
-        println!(
-            "{}",
-            history_raw.line("  reference: raw read of the same rows")
-        );
-        print_json(json_read(HISTORY_SQL, cards[0].clone()).await);
+        let history = format!("/api/cards/{}/history", cards[0]);
+        big_read(
+            "GET …/history, 10,000+ entries",
+            "rows",
+            history,
+            HISTORY_SQL,
+            cards[0].clone(),
+        )
+        .await;
         if !runs("comments") {
             // The thread the comment POSTs would have written.
             fill_thread(&pool, &url, &hot).await;
         }
-        let thread = one_by_one(format!("/api/cards/{hot}/comments")).await;
-        let thread_raw = raw_read(THREAD_SQL, hot.to_string()).await;
-        println!("{}", thread.line("GET …/comments, 4,000 comments"));
-        println!(
-            "{}",
-            thread_raw.line("  reference: raw read of the same rows")
-        );
-        print_json(json_read(THREAD_SQL, hot.to_string()).await);
+        let thread = format!("/api/cards/{hot}/comments");
+        big_read(
+            "GET …/comments, 4,000 comments",
+            "rows",
+            thread,
+            THREAD_SQL,
+            hot.to_string(),
+        )
+        .await;
         fill_board(&pool, &url, &tenant, &column_ids[0]).await;
-        let board = one_by_one(format!("/api/board?tenant={tenant}")).await;
-        let board_raw = raw_read(BOARD_SQL, column_ids[0].clone()).await;
-        println!("{}", board.line("GET /api/board, 1,000+ cards"));
-        println!(
-            "{}",
-            board_raw.line("  reference: raw read of the same cards")
-        );
-        print_json(json_read(BOARD_SQL, column_ids[0].clone()).await);
+        let board = format!("/api/board?tenant={tenant}");
+        big_read(
+            "GET /api/board, 1,000+ cards",
+            "cards",
+            board,
+            BOARD_SQL,
+            column_ids[0].clone(),
+        )
+        .await;
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// [`big_reads`] calls of `read`, one at a time, each timed.
+async fn one_at_a_time<F, Fut>(mut read: F) -> Run
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = ()>,
+{
+    let mut latencies = Vec::new();
+    let started = Instant::now();
+    for _ in 0..big_reads() {
+        let t = Instant::now();
+        read().await;
+        latencies.push(t.elapsed());
+    }
+    Run {
+        latencies,
+        failures: 0,
+        wall: started.elapsed(),
+    }
 }
 
 /// The raw reads of the big reads' rows.
