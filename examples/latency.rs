@@ -27,6 +27,9 @@
 //! `LATENCY_RAW_COMMITS=20000` runs that many raw commits as the comments'
 //! reference (4,000 by default, as many as the comments): a longer run of the
 //! reference, steadier where its commits race for SQLite's lock.
+//! `LATENCY_COMMENTS=20000` posts that many comments (4,000 by default; the
+//! thread the comments read reads is then that long too): with
+//! `LATENCY_RAW_COMMITS`, a longer A/B run of the comment `POST`.
 //! `LATENCY_BIG_READS=500` runs that many of each big read (60 by default), and
 //! `LATENCY_SERVER_LOG=sqlx::query=debug` passes its filter to the server and
 //! shows the server's log (there: every statement with its time) on standard
@@ -235,9 +238,13 @@ async fn main() {
             })
             .await
         };
+        let posts = std::env::var("LATENCY_COMMENTS")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(WRITES);
         let comments = {
             let (http, base, token, hot) = (http.clone(), base.clone(), token.clone(), hot.clone());
-            load(WRITES, move |_| {
+            load(posts, move |_| {
                 let (http, base, token, hot) =
                     (http.clone(), base.clone(), token.clone(), hot.clone());
                 async move {

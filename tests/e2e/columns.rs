@@ -481,6 +481,44 @@ let set = set_of(&app, None).await;
         first_three.sort();
         assert_eq!(first_three, vec![0, 1, 2], "reorders only permute the positions they hold");
     }
+
+    // The search index keeps no foreign key (migration 0017): a column
+    // deleted with its cards removes their words, and those of every comment
+    // that committed on them before it (their cards locked first).
+    async fn comments_racing_their_columns_deletion_leave_no_words(backend) {
+        let app = Arc::new(common::spawn_app(backend).await);
+        for round in 0..6u64 {
+            let col = id(&app.call("POST", "/api/columns", Some(json!({"tenantId": app.tenant, "name": format!("Temp {round}")}))).await.body);
+            let mut cards = Vec::new();
+            for n in 0..3 {
+                let body = json!({"tenantId": app.tenant, "title": format!("doomed {n}"), "columnId": col});
+                cards.push(id(&app.call("POST", "/api/cards", Some(body)).await.body));
+            }
+            let barrier = Arc::new(Barrier::new(25));
+            let mut tasks = Vec::new();
+            for n in 0..24 {
+                let (app, barrier) = (app.clone(), barrier.clone());
+                let path = format!("/api/cards/{}/comments", cards[n % 3]);
+                tasks.push(tokio::spawn(async move {
+                    barrier.wait().await;
+                    app.call("POST", &path, Some(json!({"content": format!("quokka{round} {n}")}))).await
+                }));
+            }
+            barrier.wait().await;
+            tokio::time::sleep(std::time::Duration::from_millis(round * 2)).await;
+            let body = json!({"cards": "DELETE", "confirm": "APAGAR CARDS"});
+            let r = app.call("DELETE", &format!("/api/columns/{col}"), Some(body)).await;
+            assert_eq!(r.status, 200, "{:?}", r.body);
+            for t in tasks {
+                let r = t.await.unwrap();
+                assert!(r.status == 201 || r.status == 404, "round {round}: {} {:?}", r.status, r.body);
+            }
+            for card in &cards {
+                let left = crate::history::raw_sql(&app, "DELETE FROM search_terms WHERE card_id = $1", &[card.as_str()]).await;
+                assert_eq!(left, 0, "round {round}: no word of a deleted card or its comments is left");
+            }
+        }
+    }
 }
 
 /// Fires `requests` together (each on its own warmed connection) and returns

@@ -11,6 +11,7 @@ use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::events::Change;
 use crate::history;
 use crate::ids::{ColumnId, ColumnSetId};
+use crate::search::index;
 use crate::store::{Lock, WriteTx};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::{self, Room};
@@ -171,6 +172,7 @@ impl Board {
             }
             CardsFate::Delete { .. } => {
                 tx.lock_column_cards(id).await?;
+                index::forget_column(&mut tx, id).await?;
                 files = sqlx::query_scalar(
                     "SELECT a.stored_name FROM attachments a JOIN cards c ON c.id = a.card_id \
                      WHERE c.column_id = $1",

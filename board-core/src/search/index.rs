@@ -1,8 +1,10 @@
 //! The search index (`search_terms`): the folded words of each card title and
 //! comment, written by the operation that writes the text, in its transaction,
 //! so a write that answered is found at once and replaced or deleted text is
-//! not. A card's deletion (and a column's, with `DELETE`) takes its rows
-//! through the foreign key.
+//! not. A card's deletion (and a column's, with `DELETE`) removes its
+//! documents' rows itself ([`forget_card`], [`forget_column`]): the index
+//! keeps no foreign key (migration 0017), whose check on every word of a
+//! comment cost a fifth of PostgreSQL's time in a comment `POST`.
 //!
 //! The words are folded in Rust ([`super::words`]), which a migration cannot
 //! run: `search_state.folding` records the folding the index was built with,
@@ -15,7 +17,7 @@
 use sqlx::{AnyConnection, Row};
 
 use crate::error::Result;
-use crate::ids::{CardId, WorkspaceId};
+use crate::ids::{CardId, ColumnId, WorkspaceId};
 use crate::store::{Deferred, Value, WriteTx};
 use crate::Board;
 
@@ -35,12 +37,9 @@ const ROWS_PER_INSERT: usize = 100;
 /// Documents read per page while rebuilding.
 const PAGE: i64 = 5_000;
 
-/// The secondary indexes of `search_terms` (as migration 0012 creates them),
-/// dropped while the whole index is rebuilt and created again after.
-const SECONDARY: [(&str, &str); 2] = [
-    ("search_terms_word", "workspace_id, word, doc_id, card_id"),
-    ("search_terms_card", "card_id"),
-];
+/// The secondary indexes of `search_terms` (as migrations 0012 and 0017 leave
+/// them), dropped while the whole index is rebuilt and created again after.
+const SECONDARY: [(&str, &str); 1] = [("search_terms_word", "workspace_id, word, doc_id, card_id")];
 
 /// One document to index: its id (the card's for its title, the comment's for
 /// a comment), workspace, card and text.
@@ -90,6 +89,40 @@ fn forget_statement(id: &str) -> Deferred {
 
 /// The text of [`forget_statement`].
 pub(crate) const FORGET_SQL: &str = "DELETE FROM search_terms WHERE doc_id = $1";
+
+/// Removes the words of the card `card` and of its comments, before the card
+/// is deleted (its comments go with it), under
+/// [`WriteTx::lock_card_for_delete`]: no comment on the card commits after
+/// this statement reads them.
+pub(crate) async fn forget_card(conn: &mut AnyConnection, card: &CardId) -> Result<()> {
+    forget_docs(conn, "id = $1", "c.card_id = $1", card.as_str()).await
+}
+
+/// Removes the words of every card of the column `column` and of their
+/// comments, before they are deleted, under [`WriteTx::lock_column_cards`].
+pub(crate) async fn forget_column(conn: &mut AnyConnection, column: &ColumnId) -> Result<()> {
+    forget_docs(conn, "column_id = $1", "k.column_id = $1", column.as_str()).await
+}
+
+/// Removes the words of the cards `cards` (a condition on `cards`) and of
+/// their comments (`comments`: a condition on `comments c JOIN cards k`), by
+/// their documents' ids (the primary key's first column), `$1` bound to `key`.
+async fn forget_docs(
+    conn: &mut AnyConnection,
+    cards: &str,
+    comments: &str,
+    key: &str,
+) -> Result<()> {
+    let sql = format!(
+        "DELETE FROM search_terms WHERE doc_id IN (SELECT id FROM cards WHERE {cards} \
+         UNION ALL SELECT c.id FROM comments c JOIN cards k ON k.id = c.card_id WHERE {comments})"
+    );
+    sqlx::query(sqlx::AssertSqlSafe(sql))
+        .bind(key)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
 
 /// The text of an `INSERT` of `rows` words (four values each).
 pub(crate) fn insert_sql(rows: usize) -> String {

@@ -137,6 +137,16 @@ impl Backend {
         }
     }
 
+    /// Locks the card `$1` as its deletion will (PostgreSQL `FOR UPDATE`,
+    /// which a comment's foreign-key check waits for; `None` where the write
+    /// lock already covers it).
+    pub(crate) fn lock_card_for_delete_sql(self) -> Option<&'static str> {
+        match self {
+            Backend::Sqlite => None,
+            Backend::Postgres => Some("SELECT id FROM cards WHERE id = $1 FOR UPDATE"),
+        }
+    }
+
     /// Makes the rest of the transaction join through indexes only
     /// (PostgreSQL `SET LOCAL`; SQLite's planner needs no such hint).
     pub(crate) fn index_joins_only_sql(self) -> Option<&'static str> {

@@ -379,8 +379,23 @@ impl WriteTx {
     /// SQLite already holds the write lock): uploads and comments in flight on
     /// those cards finish first, so the files they add are seen and removed too.
     pub(crate) async fn lock_column_cards(&mut self, column: &ColumnId) -> Result<()> {
-        if let Some(sql) = self.backend.lock_column_cards_sql() {
-            sqlx::query(sql).bind(column).execute(self.conn()).await?;
+        let sql = self.backend.lock_column_cards_sql();
+        self.lock_rows(sql, column.as_str()).await
+    }
+
+    /// Locks a card as its deletion will, before the statements that read
+    /// what it holds (PostgreSQL; SQLite already holds the write lock): a
+    /// comment in flight on it commits first, and a later one waits and then
+    /// finds no card, so the deletion sees every comment the card will lose.
+    pub(crate) async fn lock_card_for_delete(&mut self, card: &CardId) -> Result<()> {
+        let sql = self.backend.lock_card_for_delete_sql();
+        self.lock_rows(sql, card.as_str()).await
+    }
+
+    /// Runs a row lock of the dialect's, when it has one.
+    async fn lock_rows(&mut self, sql: Option<&'static str>, key: &str) -> Result<()> {
+        if let Some(sql) = sql {
+            sqlx::query(sql).bind(key).execute(self.conn()).await?;
         }
         Ok(())
     }

@@ -391,7 +391,7 @@ impl Admin<'_> {
         let mut tx = self.board.write_unlocked().await?;
         let schema = Schema::read(&mut tx, self.board.backend).await?;
         let absent = Absent::of(manifest.format_version).expect("verified");
-        if manifest.migrations != absent.migrations(&schema.versions) {
+        if manifest.migrations != absent.migrations(&schema.versions, &manifest.migrations) {
             return Err(Error::Transfer(format!(
                 "the export is at migration version {}, this database at {}: \
                  import with the version of board that exported it",

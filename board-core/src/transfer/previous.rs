@@ -42,6 +42,11 @@ const TABLES_ADDED_IN_3: &[&str] = &[
     "column_versions",
 ];
 
+/// Migrations that change no column and no row an export carries (0017
+/// drops the search index's foreign key and an index): an export made
+/// before one imports as well as one made after.
+const NEUTRAL: &[i64] = &[17];
+
 /// What an export of one format version lacks of this build's schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Absent {
@@ -64,22 +69,25 @@ impl Absent {
             2 => Some(Absent {
                 columns: &[ADDED_IN_3],
                 tables: TABLES_ADDED_IN_3,
-                migrations: &[12, 13, 14, 15, 16],
+                migrations: &[12, 13, 14, 15, 16, 17],
             }),
             1 => Some(Absent {
                 columns: &[ADDED_IN_2, ADDED_IN_3],
                 tables: TABLES_ADDED_IN_3,
-                migrations: &[11, 12, 13, 14, 15, 16],
+                migrations: &[11, 12, 13, 14, 15, 16, 17],
             }),
             _ => None,
         }
     }
 
-    /// The migrations such an export is at when the database is at `ours`.
-    pub(crate) fn migrations(&self, ours: &[i64]) -> Vec<i64> {
+    /// The migrations an export that lists `theirs` must list when the
+    /// database is at `ours`: ours, without those its format predates, and
+    /// without those of [`NEUTRAL`] it lacks.
+    pub(crate) fn migrations(&self, ours: &[i64], theirs: &[i64]) -> Vec<i64> {
         ours.iter()
             .copied()
             .filter(|v| !self.migrations.contains(v))
+            .filter(|v| !NEUTRAL.contains(v) || theirs.contains(v))
             .collect()
     }
 
@@ -119,20 +127,29 @@ mod tests {
     #[test]
     fn older_versions_lack_later_migrations_and_their_columns() {
         let v1 = Absent::of(1).unwrap();
-        assert_eq!(v1.migrations(&[1, 2, 10, 11, 12, 13, 14]), vec![1, 2, 10]);
+        assert_eq!(
+            v1.migrations(&[1, 2, 10, 11, 12, 13, 14], &[1, 2, 10]),
+            vec![1, 2, 10]
+        );
         assert!(v1.column("cards", "created_by") && !v1.column("cards", "title"));
         assert!(v1.column("cards", "archived_at") && v1.table("card_archives"));
         assert!(v1.table("webhooks") && !v1.table("cards"));
         let v2 = Absent::of(2).unwrap();
-        assert_eq!(v2.migrations(&[1, 11, 12, 13, 14]), vec![1, 11]);
-        // Migrations 0015 and 0016 came after format 2 too, within format 3.
-        assert_eq!(v2.migrations(&[1, 11, 12, 13, 14, 15, 16]), vec![1, 11]);
+        assert_eq!(v2.migrations(&[1, 11, 12, 13, 14], &[1, 11]), vec![1, 11]);
+        // Migrations 0015 to 0017 came after format 2 too, within format 3.
+        let ours = [1, 11, 12, 13, 14, 15, 16, 17];
+        assert_eq!(v2.migrations(&ours, &[1, 11]), vec![1, 11]);
         assert!(v2.table("column_versions") && v1.table("column_versions"));
         assert!(!v2.column("cards", "created_by") && v2.column("cards", "archived_at"));
         assert!(v2.column("workspaces", "version") && v2.table("webhook_deliveries"));
         assert!(v2.search_index());
         let v3 = Absent::of(EXPORT_FORMAT_VERSION).unwrap();
-        assert_eq!(v3.migrations(&[1, 12, 13, 14]), vec![1, 12, 13, 14]);
+        assert_eq!(v3.migrations(&[1, 12, 13, 14], &[1]), vec![1, 12, 13, 14]);
+        // An export made before migration 0017 (neutral) or after it.
+        let ours = [1, 12, 16, 17];
+        assert_eq!(v3.migrations(&ours, &[1, 12, 16]), vec![1, 12, 16]);
+        assert_eq!(v3.migrations(&ours, &[1, 12, 16, 17]), ours.to_vec());
+        assert_eq!(v3.migrations(&ours, &[1, 12]), vec![1, 12, 16]);
         assert!(!v3.table("card_archives") && !v3.column("cards", "archived_at"));
         assert!(!v3.table("webhooks") && !v3.search_index());
         assert_eq!(Absent::fill("version"), Value::Int(0));
