@@ -286,4 +286,39 @@ testkit::on_both_backends! {
         assert!(twice.is_err(), "cards_position refuses a second card on one position");
         pool.close().await;
     }
+
+    // Migration 0017 (issue 32): the search index's rows written before it
+    // stay, under the same key and word index, and the index keeps no key to
+    // `cards` (a card's deletion removes its words itself, search/index.rs).
+    async fn migration_0017_keeps_the_search_index_and_drops_its_key(backend) {
+        let (_db, pool) = upgraded(
+            backend,
+            "0017",
+            "INSERT INTO workspaces (id, name, created_at) VALUES ('w', 'W', 'x'); \
+             INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ('s', 'w', NULL, 'x'); \
+             INSERT INTO columns (id, set_id, name, accent, position, done, created_at) \
+                 VALUES ('c1', 's', 'To do', 'slate', 0, 0, 'x'); \
+             INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
+                 VALUES ('k', 'w', NULL, 'c1', 'alpha beta', 65536, 'x', 'x'); \
+             INSERT INTO search_terms (doc_id, word, workspace_id, card_id) VALUES \
+                 ('k', 'alpha', 'w', 'k'), ('k', 'beta', 'w', 'k')",
+        )
+        .await;
+        let words: Vec<(String, String)> =
+            sqlx::query_as("SELECT doc_id, word FROM search_terms WHERE workspace_id = 'w' ORDER BY word")
+                .fetch_all(&pool)
+                .await
+                .unwrap();
+        let row = |d: &str, w: &str| (d.to_string(), w.to_string());
+        assert_eq!(words, [row("k", "alpha"), row("k", "beta")], "the rows are kept");
+        let twice = sqlx::raw_sql("INSERT INTO search_terms VALUES ('k', 'beta', 'w', 'k')")
+            .execute(&pool)
+            .await;
+        assert!(twice.is_err(), "the primary key (doc_id, word) is kept");
+        sqlx::raw_sql("INSERT INTO search_terms VALUES ('d', 'gamma', 'w', 'no card')")
+            .execute(&pool)
+            .await
+            .expect("no foreign key to cards");
+        pool.close().await;
+    }
 }
