@@ -10,7 +10,10 @@
 //! 1. `POST /api/cards/[id]/comments` at 32 connections, beside raw sqlx
 //!    single-row commits from 32 tasks on the same kind of database;
 //! 2. `PATCH /api/cards/[id]` moves at 32 connections over 64 cards;
-//! 3. `GET /api/columns` at 32 connections, beside a bare warp route;
+//! 3. `GET /api/columns` at 32 connections, beside a bare warp route, and the
+//!    same bare server's route that reads the database once per request (a
+//!    primary-key lookup in the same database: what any route with one
+//!    statement can reach on this machine);
 //! 4. `GET …/history` of 10,000 entries, `GET …/comments` of 4,000 comments and
 //!    `GET /api/board` of 1,000 cards, beside the raw read of the same rows
 //!    through sqlx (on SQLite also beside the same rows read as one JSON text,
@@ -365,7 +368,7 @@ async fn main() {
         let mut bare = start(
             &root.join("target/release/examples/bare_warp"),
             &[],
-            &["127.0.0.1:18097"],
+            &["127.0.0.1:18097", url.as_str()],
         );
         testkit::process::read_until(&mut bare, "bare warp listening")
             .await
@@ -383,11 +386,34 @@ async fn main() {
             })
             .await
         };
+        // The same bare route reading the database once per request.
+        let one = {
+            let (http, url) = (
+                http.clone(),
+                format!("http://127.0.0.1:18097/one?id={tenant}"),
+            );
+            load(COLUMN_READS, move |_| {
+                let (http, url) = (http.clone(), url.clone());
+                async move {
+                    match http.get(url).send().await {
+                        Ok(r) => r.status().as_u16() == 200 && r.bytes().await.is_ok(),
+                        Err(_) => false,
+                    }
+                }
+            })
+            .await
+        };
         println!("{}", listing.line("GET /api/columns"));
         println!("{}", bare.line("  reference: bare warp route"));
         println!(
             "  board / bare: {:.0} %",
             100.0 * bare.wall.as_secs_f64() / listing.wall.as_secs_f64()
+        );
+        println!("{}", one.line("  reference: bare route, one statement"));
+        println!(
+            "  board / one statement: {:.0} %; one statement / bare: {:.0} %",
+            100.0 * one.wall.as_secs_f64() / listing.wall.as_secs_f64(),
+            100.0 * bare.wall.as_secs_f64() / one.wall.as_secs_f64()
         );
     }
 
