@@ -508,6 +508,8 @@ pub struct Board {
     /// The feed, as the store tells it of a commit with events.
     on_commit: Arc<dyn store::OnCommit>,
     database_url: String,
+    /// The workspaces' column listings this process has read (`columns::listing`).
+    listings: Arc<columns::Listings>,
 }
 
 impl Board {
@@ -564,6 +566,7 @@ impl Board {
             webhook_allow_private: options.webhook_allow_private,
             writers,
             database_url: options.database_url,
+            listings: Arc::default(),
         };
         board.ensure_search_index().await?;
         Ok(board)

@@ -546,3 +546,153 @@ async fn race(
     }
     out
 }
+
+/// `GET path` on the server at `base`: the status, the body and its tag.
+async fn listed_at(app: &App, base: &str, path: &str, tag: &str) -> (u16, Value, String) {
+    let mut req = app
+        .http
+        .get(format!("{base}{path}"))
+        .bearer_auth(&app.token);
+    if !tag.is_empty() {
+        req = req.header("if-none-match", tag);
+    }
+    let res = req.send().await.expect("request");
+    let status = res.status().as_u16();
+    let etag = res.headers()["etag"].to_str().unwrap().to_string();
+    let body = res.bytes().await.expect("body");
+    (
+        status,
+        serde_json::from_slice(&body).unwrap_or(Value::Null),
+        etag,
+    )
+}
+
+// Each server keeps a workspace's listing by the workspace's version
+// (board-core `columns/listing.rs`): every column write, made through another
+// server or as the operator (the CLI), reaches the listing of a server that
+// listed the columns before it, with a new tag, and a 304 never answers the
+// old tag.
+on_both_backends! {
+    async fn a_servers_listing_follows_column_writes_made_elsewhere(backend) {
+        let app = common::spawn_app(backend).await;
+        let second = app.second_server().await;
+        let t = app.tenant.clone();
+        let path = format!("/api/columns?tenant={t}");
+        let ws = board_core::WorkspaceId::parse(&t).expect("tenant id");
+        let operator = app.db.open().await;
+        let truth = || async {
+            let query = board_core::SetQuery::workspace(ws.clone());
+            let columns = operator
+                .list_columns(&board_core::Actor::Operator, Some(&query))
+                .await
+                .expect("list");
+            serde_json::to_value(columns).unwrap()
+        };
+        let (status, first, mut tag) = listed_at(&app, &app.base, &path, "").await;
+        assert_eq!(status, 200);
+        assert_eq!(first, truth().await);
+        let todo = id(&first[0]);
+        let doing = id(&first[1]);
+        let elsewhere = |method: &'static str, p: String, body: Value| {
+            let (app, base) = (&app, second.base.clone());
+            async move {
+                let r = app.call_at(&base, &app.token, method, &p, Some(body)).await;
+                assert!(r.status < 300, "{method} {p}: {} {:?}", r.status, r.body);
+                r.body
+            }
+        };
+        let review = id(&elsewhere("POST", "/api/columns".into(), json!({"tenantId": t, "name": "Review"})).await);
+        let mut steps = 0;
+        for (method, p, body) in [
+            ("PATCH", format!("/api/columns/{review}"), json!({"name": "Checked"})),
+            ("PATCH", format!("/api/columns/{review}"), json!({"wipLimit": 4})),
+            ("PATCH", format!("/api/columns/{review}"), json!({"done": true})),
+            ("PATCH", "/api/columns/order".to_string(), json!({"columnIds": [review, todo]})),
+            ("DELETE", format!("/api/columns/{doing}"), json!({"cards": "MOVE", "targetColumnId": todo})),
+            ("OPERATOR", String::new(), Value::Null),
+        ] {
+            if method == "OPERATOR" {
+                let name = board_core::Name::parse("Ops").unwrap();
+                operator
+                    .create_column(&board_core::Actor::Operator, board_core::NewColumn::new(ws.clone(), name))
+                    .await
+                    .expect("column created as the operator");
+            } else {
+                elsewhere(method, p, body).await;
+            }
+            steps += 1;
+            let (status, listed, new_tag) = listed_at(&app, &app.base, &path, &tag).await;
+            assert_eq!(status, 200, "step {steps}: the old tag answered");
+            assert_eq!(listed, truth().await, "step {steps}");
+            assert_ne!(new_tag, tag, "step {steps}");
+            // Kept now: the same again, and a 304 for its tag.
+            let (status, again, same) = listed_at(&app, &app.base, &path, "").await;
+            assert_eq!((status, &again, &same), (200, &listed, &new_tag), "step {steps}");
+            assert_eq!(listed_at(&app, &app.base, &path, &new_tag).await.0, 304, "step {steps}");
+            tag = new_tag;
+        }
+        assert_eq!(steps, 6);
+        let last = listed_at(&app, &app.base, &path, "").await.1;
+        assert_eq!(first_names(&last), ["Checked", "Done", "To do", "Ops"]);
+        operator.close().await;
+    }
+}
+
+fn first_names(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect()
+}
+
+// Column writes now take the workspace's row before their set's, as links
+// take it alone: racing renames, a column deletion that takes linked cards with
+// it, new links and moves all finish, none refused or deadlocked (PostgreSQL
+// would abort one of a cycle with a 500).
+on_both_backends! {
+    async fn column_writes_racing_links_and_moves_all_finish(backend) {
+        let app = Arc::new(common::spawn_app(backend).await);
+        let t = app.tenant.clone();
+        let cols = app.call("GET", &format!("/api/columns?tenant={t}"), None).await.body;
+        let (doing, done) = (id(&cols[1]), id(&cols[2]));
+        let spare = id(&column(&app, json!({"tenantId": t, "name": "Spare"})).await);
+        let mut cards = Vec::new();
+        for i in 0..8 {
+            cards.push(id(&app.card(&format!("c{i}")).await));
+        }
+        let mut doomed = Vec::new();
+        for (i, kept) in cards.iter().take(3).enumerate() {
+            let body = json!({"tenantId": t, "title": format!("d{i}"), "columnId": spare});
+            let r = app.call("POST", "/api/cards", Some(body)).await;
+            assert_eq!(r.status, 201, "{:?}", r.body);
+            let d = id(&r.body);
+            // Linked to the cards that stay: the deletion removes these links.
+            let r = app
+                .call("POST", &format!("/api/cards/{d}/relations"), Some(json!({"targetId": kept, "kind": "RELATED"})))
+                .await;
+            assert_eq!(r.status, 201, "{:?}", r.body);
+            doomed.push(d);
+        }
+        let mut requests = Vec::new();
+        for i in 0..4 {
+            let body = json!({"targetId": cards[i + 4], "kind": "RELATED"});
+            requests.push(("POST", format!("/api/cards/{}/relations", cards[i]), body));
+            let name = format!("Doing {i}");
+            requests.push(("PATCH", format!("/api/columns/{doing}"), json!({"name": name})));
+            requests.push(("PATCH", format!("/api/cards/{}", cards[i + 4]), json!({"columnId": done})));
+        }
+        let confirm = board_core::CONFIRM_DELETE_CARDS;
+        requests.push(("DELETE", format!("/api/columns/{spare}"), json!({"cards": "DELETE", "confirm": confirm})));
+        let answers = race(&app, requests.into_iter()).await;
+        for r in &answers {
+            assert!(r.status < 300, "{} {:?}", r.status, r.body);
+        }
+        for d in &doomed {
+            assert_eq!(app.call("GET", &format!("/api/cards/{d}"), None).await.status, 404);
+        }
+        let listed = app.call("GET", &format!("/api/columns?tenant={t}"), None).await.body;
+        assert_eq!(first_names(&listed).len(), 3, "{listed:?}");
+        assert!(first_names(&listed)[1].starts_with("Doing "), "{listed:?}");
+    }
+}

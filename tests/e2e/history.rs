@@ -52,10 +52,9 @@ on_both_backends! {
         let before = history(&app, &card).await;
         assert_eq!(before.len(), 2);
 
-        // No column rename route exists yet: rename in the database directly.
         for (col, name) in [(&cols[0], "Backlog"), (&cols[1], "In progress")] {
-            let n = raw_sql(&app, "UPDATE columns SET name = $1 WHERE id = $2", &[name, &id(col)]).await;
-            assert_eq!(n, 1);
+            let r = app.call("PATCH", &format!("/api/columns/{}", id(col)), Some(json!({"name": name}))).await;
+            assert_eq!(r.status, 200, "{:?}", r.body);
         }
         assert_eq!(app.columns().await[1]["name"], "In progress", "the rename took effect");
         assert_eq!(history(&app, &card).await, before, "past entries keep the old names");

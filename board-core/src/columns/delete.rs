@@ -12,7 +12,7 @@ use crate::events::Change;
 use crate::history;
 use crate::ids::{ColumnId, ColumnSetId};
 use crate::search::index;
-use crate::store::{Lock, WriteTx};
+use crate::store::WriteTx;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::{self, Room};
 use crate::Board;
@@ -133,7 +133,7 @@ impl Board {
     ) -> Result<ColumnDeleted> {
         let (ws, set) = self.column_home(&self.pool, id).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
-        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
+        let mut tx = self.write_columns(&ws, &set).await?;
         self.require_column_management(&mut *tx, &ws).await?;
         let del = input.into().open()?.checked()?;
         // Under the lock: the column may have gone, or lost/gained the mark.

@@ -6,12 +6,17 @@
 //! non-empty set has exactly one done column.
 
 mod delete;
+mod listing;
 mod order;
 mod update;
+
+pub(crate) use listing::Listings;
 
 pub use delete::{CardsFate, ColumnDeleted, DeleteColumn, CONFIRM_DELETE_CARDS};
 pub use order::{ColumnOrder, MAX_REORDER};
 pub use update::ColumnPatch;
+
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -34,6 +39,7 @@ use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::WipLimit;
 use crate::Board;
+use listing::Listing;
 
 macro_rules! accents {
     ($($variant:ident => $text:literal),* $(,)?) => {
@@ -216,6 +222,20 @@ pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
 }
 
 impl Board {
+    /// Opens a write of `set`'s columns: the workspace's row first, whose
+    /// version keys every process's listing of its columns (`listing`), then
+    /// the set's (locks parent first; the links between cards take the
+    /// workspace's row alone, so neither waits for the other in turn).
+    pub(crate) async fn write_columns(
+        &self,
+        ws: &WorkspaceId,
+        set: &ColumnSetId,
+    ) -> Result<WriteTx> {
+        let mut tx = self.write(Lock::Workspace(ws)).await?;
+        tx.lock(Lock::ColumnSet(set)).await?;
+        Ok(tx)
+    }
+
     /// The columns of one set, by position.
     pub(crate) async fn set_columns<'e, E>(&self, exec: E, set: &ColumnSetId) -> Result<Vec<Column>>
     where
@@ -284,10 +304,11 @@ impl Board {
         let caller = caller.into();
         if let (Caller::Bearer(bearer), Some(q)) = (caller, query) {
             if q.project_key().is_none() {
-                let columns = self
-                    .workspace_columns_checked(bearer, q.workspace_id())
-                    .await?;
-                return Conditional::of_payload("columns", cond, columns);
+                let listing = self.workspace_listing(bearer, q.workspace_id()).await?;
+                return Ok(match cond.names(&listing.tag) {
+                    true => Conditional::NotModified(listing.tag.clone()),
+                    false => Conditional::Modified(listing.tag.clone(), listing.columns.clone()),
+                });
             }
         }
         let actor = self.actor_of(caller).await?;
@@ -307,6 +328,41 @@ impl Board {
                 Conditional::of_payload("columns", cond, columns)
             }
         }
+    }
+
+    /// The listing of `ws` for `bearer` (`listing`): the token checked and the
+    /// workspace's version read in one statement (401 for a token that is not
+    /// valid, 403 when its account is not a member of `ws`), then the
+    /// columns, read only when this process holds no listing of that version.
+    async fn workspace_listing(&self, bearer: &Bearer, ws: &WorkspaceId) -> Result<Arc<Listing>> {
+        let sql = format!(
+            "SELECT {TOKEN_COLUMNS}, w.version AS ws_version {}",
+            token_from(
+                "$2",
+                "",
+                "$1",
+                "LEFT JOIN workspaces w ON w.id = $1 AND m.role IS NOT NULL"
+            )
+        );
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(bearer.id())
+            .fetch_optional(&self.pool)
+            .await?;
+        check_role_of(bearer.verified_role(row.as_ref())?, Role::Viewer)?;
+        let version: Option<i64> = match &row {
+            Some(row) => row.try_get("ws_version")?,
+            None => None,
+        };
+        let version = version.ok_or(Error::NotFound("workspace"))?;
+        if let Some(listing) = self.listings.at(ws, version) {
+            return Ok(listing);
+        }
+        // Read after the version: never older than it.
+        let columns = self.workspace_columns_checked(bearer, ws).await?;
+        let listing = Arc::new(Listing::new(version, columns)?);
+        self.listings.keep(ws, listing.clone());
+        Ok(listing)
     }
 
     /// Every set of `ws` and the check of `bearer` in one statement: 401 for a
@@ -413,7 +469,7 @@ impl Board {
             None => sets::tenant_set(&self.pool, ws).await?,
             Some(p) => sets::project_set(&self.pool, ws, p).await?,
         };
-        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
+        let mut tx = self.write_columns(ws, &set).await?;
         let (count, next): (i64, i64) = sqlx::query_as(
             "SELECT COUNT(*), COALESCE(MAX(position) + 1, 0) FROM columns WHERE set_id = $1",
         )

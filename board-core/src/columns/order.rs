@@ -9,7 +9,6 @@ use crate::access::{Actor, Role};
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::events::Change;
 use crate::ids::{ColumnId, ColumnSetId, WorkspaceId};
-use crate::store::Lock;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -112,13 +111,13 @@ impl Board {
         for ws in &workspaces {
             self.require_column_management(&self.pool, ws).await?;
         }
-        let [(_, set)] = homes.as_slice() else {
+        let [(ws, set)] = homes.as_slice() else {
             return Err(Error::rule(
                 Rule::MixedSets,
                 "the columns belong to several sets: reorder one set at a time",
             ));
         };
-        let mut tx = self.write(Lock::ColumnSet(set)).await?;
+        let mut tx = self.write_columns(ws, set).await?;
         // Under the lock: the positions the given columns hold together now.
         let sql = format!(
             "SELECT position FROM columns WHERE set_id = $1 AND id IN ({}) ORDER BY position",

@@ -8,7 +8,6 @@ use crate::access::{Actor, Role};
 use crate::error::{Error, Result, Rule};
 use crate::events::Change;
 use crate::ids::ColumnId;
-use crate::store::Lock;
 use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::WipLimit;
@@ -93,7 +92,7 @@ impl Board {
     ) -> Result<Column> {
         let (ws, set) = self.column_home(&self.pool, id).await?;
         self.require(&self.pool, actor, &ws, Role::Member).await?;
-        let mut tx = self.write(Lock::ColumnSet(&set)).await?;
+        let mut tx = self.write_columns(&ws, &set).await?;
         self.require_column_management(&mut *tx, &ws).await?;
         let patch = input.into().open()?;
         let current = self.find_column(&mut *tx, id).await?;

@@ -131,7 +131,8 @@ struct Turn {
 /// each other crosswise.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Lock<'a> {
-    /// A workspace row: the links between its cards.
+    /// A workspace row: the links between its cards, and its columns (taken
+    /// before their set's: the version keys the processes' column listings).
     Workspace(&'a WorkspaceId),
     /// A workspace's settings row: the settings themselves.
     Settings(&'a WorkspaceId),
