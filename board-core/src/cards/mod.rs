@@ -429,8 +429,9 @@ pub(crate) enum CardList {
     /// History: `cards.history_seq`, advanced by every entry written.
     History,
     /// Relations: the workspace's version (`Lock::Workspace`, taken by every
-    /// link created or deleted, and by every column write) and the number of the card's links, which
-    /// only a deleted card (its links cascade) lowers without that lock.
+    /// link created or deleted, and by every column write) and the number of
+    /// the card's links, which only a deleted card (its links cascade) lowers
+    /// without that lock.
     Relations,
 }
 

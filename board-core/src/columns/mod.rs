@@ -224,8 +224,8 @@ pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
 impl Board {
     /// Opens a write of `set`'s columns: the workspace's row first, whose
     /// version keys every process's listing of its columns (`listing`), then
-    /// the set's (locks parent first; the links between cards take the
-    /// workspace's row alone, so neither waits for the other in turn).
+    /// the set's. Parent first, as every lock: links take the workspace's row
+    /// alone, and no write takes it after a set's.
     pub(crate) async fn write_columns(
         &self,
         ws: &WorkspaceId,
