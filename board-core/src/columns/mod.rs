@@ -293,8 +293,9 @@ impl Board {
     /// the columns (the set's version, advanced by every column write under
     /// its lock, and the settings' version, since `columnScope` decides the
     /// set), so a 304 costs one statement either way. A [`Caller::Bearer`]'s
-    /// token is checked by the statement of a workspace's columns itself;
-    /// elsewhere it is authenticated first.
+    /// token is checked, for a workspace's columns, by the statement that
+    /// reads the workspace's version (the listing this process keeps for it,
+    /// `listing`); elsewhere it is authenticated first.
     pub async fn list_columns_if<'c>(
         &self,
         caller: impl Into<Caller<'c>>,
@@ -305,10 +306,8 @@ impl Board {
         if let (Caller::Bearer(bearer), Some(q)) = (caller, query) {
             if q.project_key().is_none() {
                 let listing = self.workspace_listing(bearer, q.workspace_id()).await?;
-                return Ok(match cond.names(&listing.tag) {
-                    true => Conditional::NotModified(listing.tag.clone()),
-                    false => Conditional::Modified(listing.tag.clone(), listing.columns.clone()),
-                });
+                let columns = async { Ok(listing.columns.clone()) };
+                return Conditional::answer(listing.tag.clone(), cond, columns).await;
             }
         }
         let actor = self.actor_of(caller).await?;
@@ -358,42 +357,14 @@ impl Board {
         if let Some(listing) = self.listings.at(ws, version) {
             return Ok(listing);
         }
-        // Read after the version: never older than it.
-        let columns = self.workspace_columns_checked(bearer, ws).await?;
+        // Read after the version: never older than it. The token was checked
+        // by the statement that read the version.
+        let columns = self
+            .columns_where("s.workspace_id = $1", Some(ws.as_ref()))
+            .await?;
         let listing = Arc::new(Listing::new(version, columns)?);
         self.listings.keep(ws, listing.clone());
         Ok(listing)
-    }
-
-    /// Every set of `ws` and the check of `bearer` in one statement: 401 for a
-    /// token that is not valid, 403 when its account is not a member of `ws`
-    /// (the columns are joined only to a membership).
-    async fn workspace_columns_checked(
-        &self,
-        bearer: &Bearer,
-        ws: &WorkspaceId,
-    ) -> Result<Vec<Column>> {
-        let sets = "LEFT JOIN column_sets s ON s.workspace_id = $1 AND m.role IS NOT NULL \
-                    LEFT JOIN columns c ON c.set_id = s.id LEFT JOIN projects p ON p.id = s.project_id";
-        let sql = format!(
-            "SELECT {TOKEN_COLUMNS}, c.id, s.project_id, c.name, c.accent, c.position, c.done, \
-                    c.wip_limit {} {WORKSPACE_ORDER}",
-            token_from("$2", "", "$1", sets)
-        );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(ws)
-            .bind(bearer.id())
-            .fetch_all(&self.pool)
-            .await?;
-        check_role_of(bearer.verified_role(rows.first())?, Role::Viewer)?;
-        let mut columns = Vec::with_capacity(rows.len());
-        for row in &rows {
-            // A set without columns joins as one row without a column.
-            if row.try_get::<Option<String>, _>("id")?.is_some() {
-                columns.push(column_from_row(row)?);
-            }
-        }
-        Ok(columns)
     }
 
     /// Every set of `ws` with the actor's reach checked in the same statement
