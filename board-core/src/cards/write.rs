@@ -324,11 +324,10 @@ impl Board {
     pub async fn delete_card(&self, actor: &Actor, id: &CardId) -> Result<()> {
         let place = self.place_card(actor, id, Role::Member).await?;
         let (mut tx, card, _, _) = self.write_card(place, None).await?;
-        // The card row too: uploads and comments of the card wait for it, and
-        // (PostgreSQL) the row as its deletion locks it, so a comment's words
-        // committed before are removed with its card's below.
-        tx.lock(Lock::Card(id)).await?;
-        tx.lock_card_for_delete(id).await?;
+        // The card row too, as its deletion locks it: uploads and comments of
+        // the card wait for it, so a comment's words committed before are
+        // removed with its card's below.
+        tx.lock(Lock::CardDeleted(id)).await?;
         index::forget_card(&mut tx, id).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE card_id = $1")

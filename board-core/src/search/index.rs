@@ -92,7 +92,7 @@ pub(crate) const FORGET_SQL: &str = "DELETE FROM search_terms WHERE doc_id = $1"
 
 /// Removes the words of the card `card` and of its comments, before the card
 /// is deleted (its comments go with it), under
-/// [`WriteTx::lock_card_for_delete`]: no comment on the card commits after
+/// `Lock::CardDeleted`: no comment on the card commits after
 /// this statement reads them.
 pub(crate) async fn forget_card(conn: &mut AnyConnection, card: &CardId) -> Result<()> {
     forget_docs(conn, "id = $1", "c.card_id = $1", card.as_str()).await

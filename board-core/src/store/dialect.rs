@@ -100,6 +100,16 @@ impl Backend {
         }
     }
 
+    /// What follows a `SELECT` that locks its rows as their deletion will
+    /// (PostgreSQL `FOR UPDATE`, which other transactions' foreign-key checks
+    /// on them wait for; SQLite already holds the write lock).
+    pub(crate) fn row_delete_lock_suffix(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE",
+        }
+    }
+
     /// What follows a `SELECT` that keeps its rows from being deleted, or
     /// their keys changed, for the transaction (PostgreSQL `FOR KEY SHARE`,
     /// which waits for no other lock but a deletion's; SQLite already holds
@@ -134,16 +144,6 @@ impl Backend {
         match self {
             Backend::Sqlite => None,
             Backend::Postgres => Some("SELECT id FROM cards WHERE column_id = $1 FOR UPDATE"),
-        }
-    }
-
-    /// Locks the card `$1` as its deletion will (PostgreSQL `FOR UPDATE`,
-    /// which a comment's foreign-key check waits for; `None` where the write
-    /// lock already covers it).
-    pub(crate) fn lock_card_for_delete_sql(self) -> Option<&'static str> {
-        match self {
-            Backend::Sqlite => None,
-            Backend::Postgres => Some("SELECT id FROM cards WHERE id = $1 FOR UPDATE"),
         }
     }
 

@@ -169,6 +169,12 @@ pub(crate) enum Lock<'a> {
     /// A card row: its comments and attachments (a plain new comment takes
     /// no lock: [`WriteTx::begin_at_commit`]).
     Card(&'a CardId),
+    /// [`Lock::Card`] for the card's deletion, taken as the deletion will take
+    /// the row (PostgreSQL `FOR UPDATE`, which a comment's foreign-key check
+    /// waits for): a comment in flight on the card commits first, and a later
+    /// one waits and then finds no card, so the deletion sees every comment
+    /// the card will lose.
+    CardDeleted(&'a CardId),
     /// A webhook row: its state and delivery position (contract §18).
     Webhook(&'a WebhookId),
 }
@@ -181,7 +187,7 @@ impl Lock<'_> {
             | Lock::ColumnSets(_)
             | Lock::ColumnIn { .. }
             | Lock::ColumnGate { .. } => 1,
-            Lock::Card(_) => 2,
+            Lock::Card(_) | Lock::CardDeleted(_) => 2,
             Lock::Webhook(_) => 3,
         }
     }
@@ -194,7 +200,7 @@ impl Lock<'_> {
             Lock::Settings(_) => Error::not_reached(),
             Lock::ColumnSet(_) | Lock::ColumnSets(_) => Error::NotFound("column set"),
             Lock::ColumnIn { .. } | Lock::ColumnGate { .. } => Error::NotFound("column"),
-            Lock::Card(_) => Error::NotFound("card"),
+            Lock::Card(_) | Lock::CardDeleted(_) => Error::NotFound("card"),
             Lock::Webhook(_) => Error::NotFound("webhook"),
         }
     }
@@ -380,23 +386,8 @@ impl WriteTx {
     /// SQLite already holds the write lock): uploads and comments in flight on
     /// those cards finish first, so the files they add are seen and removed too.
     pub(crate) async fn lock_column_cards(&mut self, column: &ColumnId) -> Result<()> {
-        let sql = self.backend.lock_column_cards_sql();
-        self.lock_rows(sql, column.as_str()).await
-    }
-
-    /// Locks a card as its deletion will, before the statements that read
-    /// what it holds (PostgreSQL; SQLite already holds the write lock): a
-    /// comment in flight on it commits first, and a later one waits and then
-    /// finds no card, so the deletion sees every comment the card will lose.
-    pub(crate) async fn lock_card_for_delete(&mut self, card: &CardId) -> Result<()> {
-        let sql = self.backend.lock_card_for_delete_sql();
-        self.lock_rows(sql, card.as_str()).await
-    }
-
-    /// Runs a row lock of the dialect's, when it has one.
-    async fn lock_rows(&mut self, sql: Option<&'static str>, key: &str) -> Result<()> {
-        if let Some(sql) = sql {
-            sqlx::query(sql).bind(key).execute(self.conn()).await?;
+        if let Some(sql) = self.backend.lock_column_cards_sql() {
+            sqlx::query(sql).bind(column).execute(self.conn()).await?;
         }
         Ok(())
     }
@@ -547,6 +538,7 @@ pub(crate) fn lock_statements(backend: Backend) -> Vec<String> {
             column: &column,
         },
         Lock::Card(&card),
+        Lock::CardDeleted(&card),
         Lock::Webhook(&hook),
     ]
     .into_iter()
@@ -584,7 +576,10 @@ impl LockStatement<'_> {
 
 /// The statement of `lock`, its ids sorted.
 fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> LockStatement<'a> {
-    let suffix = backend.row_lock_suffix();
+    let suffix = match lock {
+        Lock::CardDeleted(_) => backend.row_delete_lock_suffix(),
+        _ => backend.row_lock_suffix(),
+    };
     let (table, key, ids): (&str, &str, Vec<&str>) = match lock {
         Lock::Workspace(id) => ("workspaces", "id", vec![id.as_ref()]),
         Lock::Settings(id) => ("settings", "workspace_id", vec![id.as_ref()]),
@@ -595,7 +590,7 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> LockStatement<'a> {
             ids.dedup();
             ("column_sets", "id", ids)
         }
-        Lock::Card(id) => ("cards", "id", vec![id.as_ref()]),
+        Lock::Card(id) | Lock::CardDeleted(id) => ("cards", "id", vec![id.as_ref()]),
         Lock::Webhook(id) => ("webhooks", "id", vec![id.as_ref()]),
         Lock::ColumnIn { sets, column } => return column_in_statement(backend, sets, column, true),
         Lock::ColumnGate { sets, column } => {
