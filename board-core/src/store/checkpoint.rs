@@ -152,10 +152,13 @@ mod tests {
 
     /// Writers that never pause never leave the log fully copied when the
     /// next one starts, so SQLite would never rewind it: past [`LOG_LIMIT`]
-    /// the task copies it under the write turn, and the log stays bounded
-    /// (it overshoots by what the writers add between two looks of the
-    /// task). Without that step, these 2,400 comments grew the log to about
-    /// 65,000 pages.
+    /// the task copies it under the write turn, and the log stays bounded.
+    /// It overshoots by what the writers add between two looks of the task,
+    /// which depends on the machine: 2,400–5,400 pages here, 10,590 once in
+    /// CI, where the disk is shared with the other jobs and the copy's sync
+    /// is slow while the writers (who do not sync) go on. Without that step,
+    /// these 4,000 comments grow the log to about 80,000 pages, so the bound
+    /// sits between the two.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_steady_stream_of_writes_keeps_the_log_bounded() {
         let board = TempBoard::sqlite("checkpoint").await;
@@ -165,7 +168,7 @@ mod tests {
         for w in 0..4 {
             let (board, card) = (board.board.clone(), card.id.clone());
             writers.push(tokio::spawn(async move {
-                for i in 0..600 {
+                for i in 0..1000 {
                     let text = format!("writer {w} comment {i} with a few more words");
                     let input = CommentInput::new(CommentText::parse(&text).unwrap());
                     board
@@ -181,8 +184,8 @@ mod tests {
         let bytes = std::fs::metadata(board.dir.join("b.db-wal")).unwrap().len();
         let pages = i64::try_from(bytes / 4096).unwrap();
         assert!(
-            pages < 10 * super::LOG_LIMIT,
-            "the log grew to {pages} pages, past 10 × {}",
+            pages < 24 * super::LOG_LIMIT,
+            "the log grew to {pages} pages, past 24 × {}",
             super::LOG_LIMIT
         );
         board.close().await;
