@@ -149,6 +149,21 @@ impl From<Columns> for Row {
     }
 }
 
+/// The columns of a thread's rows: [`COMMENT_COLUMNS`] but the card, which
+/// the reader names (one text less to convert in each of a thread's rows).
+const THREAD_COLUMNS: &str = "id, content, author_id, created_at, updated_at";
+
+/// A thread's row as its columns come: [`THREAD_COLUMNS`], in order.
+type ThreadColumns = (String, String, Option<String>, String, String);
+
+impl Row {
+    /// The row of a comment of `card`'s thread.
+    fn of_thread(card: &CardId, (id, content, author, created, updated): ThreadColumns) -> Row {
+        let card = card.as_str().to_owned();
+        Row::from((id, card, content, author, created, updated))
+    }
+}
+
 impl<'r> sqlx::FromRow<'r, AnyRow> for Row {
     fn from_row(row: &'r AnyRow) -> std::result::Result<Self, sqlx::Error> {
         Columns::from_row(row).map(Row::from)
@@ -251,10 +266,10 @@ impl Board {
     /// on two connections.
     async fn comments_of(&self, card: &CardId) -> Result<Vec<Comment>> {
         // A big read (`store::big_read`).
-        let rows = store::big_read::<Columns>(
+        let rows = store::big_read::<ThreadColumns>(
             &self.pool,
             self.backend,
-            COMMENT_COLUMNS,
+            THREAD_COLUMNS,
             "FROM comments WHERE card_id = $1",
             "created_at, seq",
             card.as_str(),
@@ -274,7 +289,7 @@ impl Board {
         Ok(rows
             .into_iter()
             .map(|r| {
-                let r = Row::from(r);
+                let r = Row::of_thread(card, r);
                 let images = by_comment.remove(&r.id).unwrap_or_default();
                 with_images(r, images)
             })

@@ -367,26 +367,27 @@ impl Board {
             }
         };
         let tag = ETag::of_versions("board", set.as_ref(), &versions);
-        Conditional::answer(tag, cond, self.board_of_set(set)).await
+        Conditional::answer(tag, cond, self.board_of_set(ws, set)).await
     }
 
-    /// The board payload of a set: its columns and its cards, read at once
-    /// on two connections (each read is its own statement, as it was one
-    /// after the other; the tag was read before both).
-    async fn board_of_set(&self, set: ColumnSetId) -> Result<BoardView> {
+    /// The board payload of workspace `ws`'s set: its columns and its cards,
+    /// read at once on two connections (each read is its own statement, as it
+    /// was one after the other; the tag was read before both).
+    async fn board_of_set(&self, ws: &WorkspaceId, set: ColumnSetId) -> Result<BoardView> {
         // A big read (`store::big_read`).
         let cards = async {
-            let rows: Vec<reads::CardColumns> = store::big_read(
+            let rows: Vec<reads::BoardCardColumns> = store::big_read(
                 &self.pool,
                 self.backend,
-                card_columns!(),
+                reads::BOARD_CARD_COLUMNS,
                 "FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
                  AND archived_at IS NULL",
                 "position, created_at",
                 set.as_str(),
             )
             .await?;
-            Ok(rows.into_iter().map(reads::card_of).collect::<Vec<_>>())
+            let card = |r| reads::board_card_of(ws, r);
+            Ok(rows.into_iter().map(card).collect::<Vec<_>>())
         };
         let (columns, cards) = tokio::try_join!(self.set_columns(&self.pool, &set), cards)?;
         Ok(BoardView {
