@@ -262,7 +262,7 @@ on_both_backends! {
         assert_eq!(columns.len(), 3);
         assert_eq!(columns[0]["name"], "To do");
         assert_eq!(columns[0]["cards"].as_array().unwrap().len(), 1);
-        assert_eq!(columns[0]["cards"][0]["id"], a["id"]);
+        assert_eq!(columns[0]["cards"][0], a, "the board's card whole, as created");
         assert_eq!(columns[2]["cards"][0]["id"], b["id"]);
         assert_eq!(columns[2]["done"], true);
 
@@ -287,6 +287,8 @@ on_both_backends! {
             .await;
         assert_eq!(card.status, 201);
         assert_eq!(card.body["columnId"], cols[0]["id"]);
+        let board = app.call("GET", &q, None).await.body;
+        assert_eq!(board["columns"][0]["cards"][0], card.body, "a project's card whole");
         let r = app
             .call("PATCH", &format!("/api/cards/{}", id(&card.body)), Some(json!({"columnId": id(&columns[0])})))
             .await;
