@@ -154,11 +154,12 @@ mod tests {
     /// next one starts, so SQLite would never rewind it: past [`LOG_LIMIT`]
     /// the task copies it under the write turn, and the log stays bounded.
     /// It overshoots by what the writers add between two looks of the task,
-    /// which depends on the machine: 2,400–5,400 pages here, 10,590 once in
-    /// CI, where the disk is shared with the other jobs and the copy's sync
-    /// is slow while the writers (who do not sync) go on. Without that step,
-    /// these 4,000 comments grow the log to about 80,000 pages, so the bound
-    /// sits between the two.
+    /// which depends on the machine: 3,800–4,600 pages here, also beside a
+    /// disk-bound job (2,400–5,400 when the stream was 2,400 comments, and
+    /// 10,590 then once in CI, where the disk is shared with the other jobs
+    /// and the copy's sync is slow while the writers, who do not sync, go
+    /// on). Without that step, these 4,000 comments grow the log to about
+    /// 80,000 pages, so the bound sits between the two.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_steady_stream_of_writes_keeps_the_log_bounded() {
         let board = TempBoard::sqlite("checkpoint").await;
