@@ -81,60 +81,73 @@ struct Listed {
     opaque: String,
 }
 
-/// A list of entity tags (RFC 9110 §8.8.3), or `*`. Malformed members are
-/// skipped (they match nothing); an empty or absent header is no condition.
+/// A list of entity tags (RFC 9110 §8.8.3), or `*`, as the header values
+/// read: absent, or unreadable (a byte outside visible ASCII, or a list that
+/// is not comma-separated entity tags). What an unreadable list means is the
+/// condition's rule: `If-Match` matches nothing, `If-None-Match` is ignored.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 enum TagList {
     #[default]
     Absent,
     Any,
     Tags(Vec<Listed>),
+    Unreadable,
 }
 
 impl TagList {
-    /// Parses the header values (several headers count as one list).
-    fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> TagList {
+    /// Parses the header values (several headers count as one list; empty
+    /// list members are skipped, as RFC 9110 §5.6.1 asks of a recipient).
+    fn parse<V: AsRef<[u8]>>(values: impl IntoIterator<Item = V>) -> TagList {
         let mut tags = Vec::new();
-        let mut seen = false;
+        let (mut seen, mut star) = (false, false);
         for value in values {
-            let mut rest = value.trim();
-            while !rest.is_empty() {
-                seen = true;
-                rest = rest.trim_start_matches([',', ' ', '\t']);
-                if rest.is_empty() {
-                    break;
-                }
-                if let Some(after) = rest.strip_prefix('*') {
-                    if after.trim_start_matches([' ', '\t']).is_empty()
-                        || after.trim_start().starts_with(',')
-                    {
-                        return TagList::Any;
-                    }
-                }
-                let (weak, body) = match rest.strip_prefix("W/") {
-                    Some(b) => (true, b),
-                    None => (false, rest),
-                };
-                let parsed = body
-                    .strip_prefix('"')
-                    .and_then(|b| b.find('"').map(|end| (&b[..end], &b[end + 1..])));
-                match parsed {
-                    Some((opaque, after)) => {
-                        tags.push(Listed {
-                            weak,
-                            opaque: opaque.to_string(),
-                        });
-                        rest = after;
-                    }
-                    // Malformed: skip to the next comma.
-                    None => rest = rest.find(',').map_or("", |i| &rest[i..]),
+            seen = true;
+            let Ok(text) = std::str::from_utf8(value.as_ref()) else {
+                return TagList::Unreadable;
+            };
+            if !text
+                .bytes()
+                .all(|b| b == b' ' || b == b'\t' || b.is_ascii_graphic())
+            {
+                return TagList::Unreadable;
+            }
+            for member in text.split(',') {
+                match member.trim_matches([' ', '\t']) {
+                    "" => {}
+                    "*" => star = true,
+                    tag => match Listed::parse(tag) {
+                        Some(listed) => tags.push(listed),
+                        None => return TagList::Unreadable,
+                    },
                 }
             }
         }
-        match seen {
-            false => TagList::Absent,
-            true => TagList::Tags(tags),
+        match (seen, star, tags.is_empty()) {
+            (false, ..) => TagList::Absent,
+            (true, true, true) => TagList::Any,
+            // `*` is the whole field or nothing; a field of empty members names no tag.
+            (true, true, false) | (true, false, true) => TagList::Unreadable,
+            (true, false, false) => TagList::Tags(tags),
         }
+    }
+}
+
+impl Listed {
+    /// One `entity-tag`: `"opaque"` or `W/"opaque"`, the opaque part of
+    /// visible characters other than `"`.
+    fn parse(text: &str) -> Option<Listed> {
+        let (weak, quoted) = match text.strip_prefix("W/") {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let opaque = quoted.strip_prefix('"')?.strip_suffix('"')?;
+        if !opaque.bytes().all(|b| b.is_ascii_graphic() && b != b'"') {
+            return None;
+        }
+        Some(Listed {
+            weak,
+            opaque: opaque.to_string(),
+        })
     }
 }
 
@@ -149,9 +162,13 @@ impl IfNoneMatch {
         IfNoneMatch(TagList::Absent)
     }
 
-    /// The condition of the `If-None-Match` header values.
-    pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> IfNoneMatch {
-        IfNoneMatch(TagList::parse(values))
+    /// The condition of the `If-None-Match` header values, as bytes. One
+    /// that cannot be read is ignored: the read answers its payload.
+    pub fn parse<V: AsRef<[u8]>>(values: impl IntoIterator<Item = V>) -> IfNoneMatch {
+        match TagList::parse(values) {
+            TagList::Unreadable => IfNoneMatch(TagList::Absent),
+            list => IfNoneMatch(list),
+        }
     }
 
     /// True when there is a condition (a read may then answer 304).
@@ -163,7 +180,7 @@ impl IfNoneMatch {
     /// this condition.
     pub fn names(&self, tag: &ETag) -> bool {
         match &self.0 {
-            TagList::Absent => false,
+            TagList::Absent | TagList::Unreadable => false,
             TagList::Any => true,
             TagList::Tags(tags) => tags.iter().any(|t| t.opaque == tag.opaque()),
         }
@@ -182,8 +199,11 @@ impl IfMatch {
         IfMatch(TagList::Absent)
     }
 
-    /// The condition of the `If-Match` header values.
-    pub fn parse<'a>(values: impl IntoIterator<Item = &'a str>) -> IfMatch {
+    /// The condition of the `If-Match` header values, as bytes. One that
+    /// cannot be read (a byte outside visible ASCII, a list that is not
+    /// comma-separated entity tags) matches nothing: the write fails with
+    /// `PRECONDITION_FAILED`.
+    pub fn parse<V: AsRef<[u8]>>(values: impl IntoIterator<Item = V>) -> IfMatch {
         IfMatch(TagList::parse(values))
     }
 
@@ -214,6 +234,7 @@ impl IfMatch {
                 let tag = tag()?;
                 tags.iter().any(|t| !t.weak && t.opaque == tag.opaque())
             }
+            TagList::Unreadable => false,
         };
         match ok {
             true => Ok(()),
@@ -309,6 +330,50 @@ mod tests {
         assert_eq!(e.code(), "PRECONDITION_FAILED");
         assert!(IfMatch::parse(["\"abd\""]).check(current, "x").is_err());
         assert!(IfMatch::parse(["garbage"]).check(current, "x").is_err());
+    }
+
+    #[test]
+    fn an_unreadable_if_match_matches_nothing() {
+        let t = tag("abc");
+        let current = || Ok(t.clone());
+        for bad in [
+            &b"\"\xc3\xa9\""[..],
+            b"\"abc\"\x01",
+            b"\"ab c\"",
+            b"\"abc\" \"abc\"",
+            b"\"abc\", garbage",
+            b"\"abc\", *",
+            b"W/ \"abc\"",
+            b"\"abc",
+            b"",
+            b" , ",
+        ] {
+            let cond = IfMatch::parse([bad]);
+            assert!(cond.is_set(), "{bad:?}");
+            let e = cond.check(current, "x").unwrap_err();
+            assert_eq!(e.code(), "PRECONDITION_FAILED", "{bad:?}");
+        }
+        // One unreadable header spoils the list its headers make.
+        let two: [&[u8]; 2] = [b"\"abc\"", b"\"\xff\""];
+        assert!(IfMatch::parse(two).check(current, "x").is_err());
+        assert!(IfMatch::parse([&b" \"abc\" , ,\t"[..]])
+            .check(current, "x")
+            .is_ok());
+    }
+
+    #[test]
+    fn an_unreadable_if_none_match_is_ignored() {
+        let t = tag("abc");
+        for bad in [
+            &b"\"\xc3\xa9\""[..],
+            b"\"abc\", garbage",
+            b"\"abc\", *",
+            b"",
+        ] {
+            let cond = IfNoneMatch::parse([bad]);
+            assert!(!cond.is_set(), "{bad:?}");
+            assert!(!cond.names(&t), "{bad:?}");
+        }
     }
 
     #[test]

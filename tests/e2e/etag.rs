@@ -367,6 +367,65 @@ on_both_backends! {
         assert_eq!(app.call("PATCH", &one, Some(json!({"content": "four"}))).await.status, 200);
     }
 
+    async fn an_unreadable_if_match_is_refused_and_if_none_match_ignored(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = id(&app.card("A").await);
+        let path = format!("/api/cards/{card}");
+        let c = app.call("POST", &format!("{path}/comments"), Some(json!({"content": "0"}))).await;
+        let comment = format!("/api/comments/{}", id(&c.body));
+        let card_tag = tag(&app, &path).await;
+        let comments_tag = tag(&app, &format!("{path}/comments")).await;
+        // A byte outside visible ASCII, or a current tag with one byte changed
+        // to one: never "no condition".
+        let spoiled = |t: &str| {
+            let mut b = t.as_bytes().to_vec();
+            b[1] = 0xe9;
+            b
+        };
+        let raw = |method: &str, target: &str, name: &str, value: Vec<u8>, body: Option<Value>| {
+            let mut req = app
+                .http
+                .request(reqwest::Method::from_bytes(method.as_bytes()).unwrap(), format!("{}{target}", app.base))
+                .bearer_auth(&app.token)
+                .header(name, reqwest::header::HeaderValue::from_bytes(&value).unwrap());
+            if let Some(b) = body {
+                req = req.json(&b);
+            }
+            async move {
+                let res = req.send().await.expect("request");
+                let status = res.status().as_u16();
+                (status, res.json::<Value>().await.unwrap_or(Value::Null))
+            }
+        };
+        let unreadable: Vec<Vec<u8>> = vec![
+            b"\"\xc3\xa9\"".to_vec(),
+            spoiled(&card_tag),
+            format!("{card_tag}, garbage").into_bytes(),
+            format!("{card_tag} {card_tag}").into_bytes(),
+        ];
+        for value in unreadable {
+            let (status, body) = raw("PATCH", &path, "if-match", value.clone(), Some(json!({"title": "over"}))).await;
+            assert_eq!(status, 412, "{value:?}: {body}");
+            assert_eq!(body["error"], "PRECONDITION_FAILED");
+        }
+        assert_eq!(tag(&app, &path).await, card_tag, "the card did not change");
+        assert_eq!(app.call("GET", &path, None).await.body["title"], "A");
+        let (status, _) = raw("PATCH", &comment, "if-match", spoiled(&comments_tag), Some(json!({"content": "over"}))).await;
+        assert_eq!(status, 412, "a comment's stale tag with one byte changed");
+        let thread = app.call("GET", &format!("{path}/comments"), None).await;
+        assert_eq!(thread.body[0]["content"], "0", "the comment did not change");
+        assert_eq!(app.call("GET", &format!("{path}/history"), None).await.body.as_array().unwrap().len(), 1);
+        // If-None-Match that cannot be read is ignored: the payload comes.
+        let (status, body) = raw("GET", &path, "if-none-match", spoiled(&card_tag), None).await;
+        assert_eq!(status, 200);
+        assert_eq!(body["id"], card.as_str());
+        let (status, _) = raw("GET", &path, "if-none-match", format!("{card_tag}, garbage").into_bytes(), None).await;
+        assert_eq!(status, 200, "a list that is not entity tags is ignored whole");
+        // The current tag, readable, still goes through.
+        let (status, _) = raw("PATCH", &path, "if-match", card_tag.clone().into_bytes(), Some(json!({"title": "B"}))).await;
+        assert_eq!(status, 200);
+    }
+
     async fn racing_if_match_patches_let_exactly_one_through(backend) {
         let app = common::spawn_app(backend).await;
         let second = app.second_server().await;

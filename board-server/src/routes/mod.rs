@@ -160,11 +160,13 @@ impl Request {
         board_core::IfMatch::parse(self.header_values("if-match"))
     }
 
-    fn header_values(&self, name: &str) -> Vec<&str> {
+    /// Every value of the header `name`, as bytes: an unreadable one is the
+    /// condition's to judge, never dropped here.
+    fn header_values(&self, name: &str) -> Vec<&[u8]> {
         self.headers
             .get_all(name)
             .iter()
-            .filter_map(|v| v.to_str().ok())
+            .map(|v| v.as_bytes())
             .collect()
     }
 
