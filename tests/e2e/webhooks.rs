@@ -99,14 +99,19 @@ on_both_backends! {
 
     async fn private_targets_are_refused_at_creation_and_on_a_new_url(backend) {
         let app = common::spawn_app(backend).await;
-        for url in ["http://127.0.0.1:8080/", "http://localhost/", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://10.1.2.3/", "http://169.254.169.254/latest", "http://[fd00::1]/", "http://0.0.0.0/"] {
+        for url in ["http://127.0.0.1:8080/", "http://localhost/", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://10.1.2.3/", "http://169.254.169.254/latest", "http://[fd00::1]/", "http://0.0.0.0/",
+            // NAT64, SIIT and Teredo forms, benchmarking and IETF-protocol ranges (contract §18).
+            "http://[64:ff9b::a9fe:a9fe]/", "http://[64:ff9b:1::a9fe:a9fe]/", "http://[::ffff:0:a9fe:a9fe]/",
+            "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "http://198.18.0.1/", "http://192.0.0.170/", "http://[2002:c612:1::]/"] {
             let r = app.call("POST", "/api/webhooks", Some(json!({"tenantId": app.tenant, "url": url}))).await;
             assert_eq!((r.status, r.body["error"].as_str()), (422, Some("WEBHOOK_TARGET")), "{url}: {:?}", r.body);
         }
         let public = create(&app, json!({"tenantId": app.tenant, "url": "http://93.184.216.34/hook"})).await;
         let id = public["id"].as_str().unwrap();
-        let r = app.call("PATCH", &format!("/api/webhooks/{id}"), Some(json!({"url": "http://192.168.0.1/"}))).await;
-        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("WEBHOOK_TARGET")));
+        for url in ["http://192.168.0.1/", "http://[64:ff9b::7f00:1]/"] {
+            let r = app.call("PATCH", &format!("/api/webhooks/{id}"), Some(json!({"url": url}))).await;
+            assert_eq!((r.status, r.body["error"].as_str()), (422, Some("WEBHOOK_TARGET")), "{url}");
+        }
         assert_eq!(hook(&app, id).await["url"], "http://93.184.216.34/hook", "nothing changed");
         let r = app.call("GET", &format!("/api/webhooks?tenant={}", app.tenant), None).await;
         assert_eq!(r.body.as_array().unwrap().len(), 1, "no refused webhook was stored");

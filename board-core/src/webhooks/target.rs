@@ -1,7 +1,9 @@
 //! Where a webhook may deliver (contract §18): an `http` or `https` URL whose
-//! host resolves only to public addresses. Loopback, private, link-local,
-//! unique-local and unspecified addresses (and their IPv4-mapped IPv6 forms)
-//! are refused, unless the installation allows private targets
+//! host resolves only to public addresses. Loopback, private, shared,
+//! link-local, benchmarking, IETF-protocol, reserved, broadcast, multicast,
+//! unique-local and unspecified addresses (and the IPv6 forms that reach such
+//! an IPv4 address: mapped, compatible, SIIT, NAT64, 6to4), Teredo and
+//! NAT64's local-use prefix are refused, unless the installation allows private targets
 //! (`--webhook-allow-private`). The check runs at creation, on a change of
 //! `url`, and again at every delivery, where the connection goes to the very
 //! addresses that passed ([`Resolver`]): no DNS answer given between the
@@ -36,38 +38,60 @@ pub(crate) fn parse_url(text: &str) -> std::result::Result<Url, String> {
 pub(crate) fn private_kind(ip: IpAddr) -> Option<&'static str> {
     match ip {
         IpAddr::V4(v4) => v4_kind(v4),
-        IpAddr::V6(v6) => {
-            // ::ffff:a.b.c.d (mapped) and ::a.b.c.d (compatible, deprecated)
-            // reach the IPv4 address a.b.c.d.
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return v4_kind(v4);
-            }
-            let seg = v6.segments();
-            if seg[..6] == [0, 0, 0, 0, 0, 0] && !v6.is_loopback() && !v6.is_unspecified() {
-                return v4_kind(Ipv4Addr::new(
-                    (seg[6] >> 8) as u8,
-                    seg[6] as u8,
-                    (seg[7] >> 8) as u8,
-                    seg[7] as u8,
-                ));
-            }
-            v6_kind(v6)
+        IpAddr::V6(v6) => match embedded_v4(v6) {
+            Some(v4) => v4_kind(v4),
+            None => v6_kind(v6),
+        },
+    }
+}
+
+/// The IPv4 address an IPv6 address reaches, for the forms that carry one in
+/// its last 32 bits: IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible
+/// `::a.b.c.d` (deprecated), SIIT's IPv4-translated `::ffff:0:a.b.c.d` and
+/// NAT64's well-known prefix `64:ff9b::/96`. (6to4 carries it in bits 16–47:
+/// see [`v6_kind`].)
+fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let seg = ip.segments();
+    let last = Ipv4Addr::new(
+        (seg[6] >> 8) as u8,
+        seg[6] as u8,
+        (seg[7] >> 8) as u8,
+        seg[7] as u8,
+    );
+    match seg[..6] {
+        [0, 0, 0, 0, 0, 0xffff] | [0, 0, 0, 0, 0xffff, 0] | [0x64, 0xff9b, 0, 0, 0, 0] => {
+            Some(last)
         }
+        [0, 0, 0, 0, 0, 0] if !ip.is_loopback() && !ip.is_unspecified() => Some(last),
+        _ => None,
     }
 }
 
 fn v4_kind(ip: Ipv4Addr) -> Option<&'static str> {
-    let [a, b, ..] = ip.octets();
+    let [a, b, c, _] = ip.octets();
     if ip.is_unspecified() || a == 0 {
         Some("unspecified")
     } else if ip.is_loopback() {
         Some("loopback")
-    } else if ip.is_private() || (a == 100 && (64..128).contains(&b)) {
-        // 10/8, 172.16/12, 192.168/16, and 100.64/10 (carrier-grade NAT).
+    } else if ip.is_private() {
+        // 10/8, 172.16/12, 192.168/16.
         Some("private")
+    } else if a == 100 && (64..128).contains(&b) {
+        // 100.64/10, carrier-grade NAT.
+        Some("shared")
     } else if ip.is_link_local() {
         Some("link-local")
-    } else if ip.is_broadcast() || a >= 240 || ip.is_multicast() {
+    } else if a == 198 && (b == 18 || b == 19) {
+        // 198.18/15, network device benchmarking (RFC 2544).
+        Some("benchmarking")
+    } else if a == 192 && b == 0 && c == 0 {
+        // 192.0.0/24, IETF protocol assignments (DS-Lite, NAT64 discovery, …).
+        Some("IETF-protocol")
+    } else if ip.is_broadcast() {
+        Some("broadcast")
+    } else if ip.is_multicast() {
+        Some("multicast")
+    } else if a >= 240 {
         Some("reserved")
     } else {
         None
@@ -75,7 +99,8 @@ fn v4_kind(ip: Ipv4Addr) -> Option<&'static str> {
 }
 
 fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
-    let first = ip.segments()[0];
+    let seg = ip.segments();
+    let first = seg[0];
     if ip.is_unspecified() {
         Some("unspecified")
     } else if ip.is_loopback() {
@@ -88,10 +113,18 @@ fn v6_kind(ip: Ipv6Addr) -> Option<&'static str> {
         // Deprecated site-local: private in practice.
         Some("private")
     } else if ip.is_multicast() {
-        Some("reserved")
+        Some("multicast")
+    } else if first == 0x2001 && seg[1] == 0 {
+        // Teredo, 2001::/32: the IPv4 address it reaches is obfuscated and
+        // may be any; refused whole.
+        Some("Teredo")
+    } else if first == 0x64 && seg[1] == 0xff9b && seg[2] == 1 {
+        // 64:ff9b:1::/48, NAT64 for local use (RFC 8215): where the local
+        // translator puts the IPv4 address depends on its prefix length, so
+        // no address in it is known to reach a public one; refused whole.
+        Some("NAT64 local-use")
     } else if first == 0x2002 {
         // 6to4: the embedded IPv4 address decides.
-        let seg = ip.segments();
         v4_kind(Ipv4Addr::new(
             (seg[1] >> 8) as u8,
             seg[1] as u8,
@@ -189,12 +222,21 @@ mod tests {
             ("172.16.0.1", Some("private")),
             ("172.31.255.255", Some("private")),
             ("192.168.1.1", Some("private")),
-            ("100.64.0.1", Some("private")),
+            ("100.64.0.1", Some("shared")),
+            ("100.127.255.255", Some("shared")),
+            ("198.18.0.1", Some("benchmarking")),
+            ("198.19.255.255", Some("benchmarking")),
+            ("192.0.0.8", Some("IETF-protocol")),
+            ("192.0.0.170", Some("IETF-protocol")),
+            ("198.17.255.255", None),
+            ("198.20.0.1", None),
+            ("192.0.1.1", None),
+            ("192.0.2.1", None),
             ("169.254.169.254", Some("link-local")),
             ("0.0.0.0", Some("unspecified")),
             ("0.1.2.3", Some("unspecified")),
-            ("255.255.255.255", Some("reserved")),
-            ("224.0.0.1", Some("reserved")),
+            ("255.255.255.255", Some("broadcast")),
+            ("224.0.0.1", Some("multicast")),
             ("240.0.0.1", Some("reserved")),
             ("8.8.8.8", None),
             ("172.32.0.1", None),
@@ -216,7 +258,12 @@ mod tests {
             ("fe80::1", Some("link-local")),
             ("febf::1", Some("link-local")),
             ("fec0::1", Some("private")),
-            ("ff02::1", Some("reserved")),
+            ("ff02::1", Some("multicast")),
+            ("2001::1", Some("Teredo")),
+            ("2001:0:4136:e378:8000:63bf:3fff:fdd2", Some("Teredo")),
+            ("64:ff9b:1::a9fe:a9fe", Some("NAT64 local-use")),
+            ("64:ff9b:1:ffff::808:808", Some("NAT64 local-use")),
+            ("2001:1::1", None),
             ("2606:4700::1111", None),
             ("2001:db8::1", None),
         ] {
@@ -236,7 +283,18 @@ mod tests {
             ("::192.168.0.1", Some("private")),
             ("2002:7f00:1::", Some("loopback")),
             ("2002:c0a8:101::1", Some("private")),
+            ("64:ff9b::a9fe:a9fe", Some("link-local")),
+            ("64:ff9b::127.0.0.1", Some("loopback")),
+            ("64:ff9b::10.0.0.1", Some("private")),
+            ("64:ff9b::198.18.0.1", Some("benchmarking")),
+            ("::ffff:0:169.254.169.254", Some("link-local")),
+            ("::ffff:0:7f00:1", Some("loopback")),
+            ("::ffff:0:192.0.0.1", Some("IETF-protocol")),
+            ("::ffff:100.64.0.1", Some("shared")),
+            ("2002:c612:1::", Some("benchmarking")),
             ("::ffff:8.8.8.8", None),
+            ("64:ff9b::808:808", None),
+            ("::ffff:0:808:808", None),
             ("2002:808:808::", None),
         ] {
             assert_eq!(kind(ip), want, "{ip}");
