@@ -117,7 +117,8 @@ pub(crate) struct Spot {
 /// `column`; `current` is its position when it already sits in `column`) by
 /// `placement`: reads the neighbours of the place, and renumbers a window of
 /// the column when their gap is used up. An anchor that is not another card
-/// of `column` is `INVALID_ANCHOR`, and nothing has changed.
+/// on the board in `column` (archived cards are not on it) is
+/// `INVALID_ANCHOR`, and nothing has changed.
 pub(crate) async fn place(
     tx: &mut WriteTx,
     column: &ColumnId,
@@ -174,7 +175,8 @@ async fn neighbours(
     let sql = format!(
         "SELECT a.position, (SELECT {agg}(n.position) FROM cards n \
              WHERE n.column_id = $1 AND n.id <> $2 AND n.position {cmp} a.position) \
-         FROM cards a WHERE a.id = $3 AND a.column_id = $1 AND a.id <> $2"
+         FROM cards a WHERE a.id = $3 AND a.column_id = $1 AND a.id <> $2 \
+           AND a.archived_at IS NULL"
     );
     let (at, next): (i64, Option<i64>) = sqlx::query_as(sqlx::AssertSqlSafe(sql))
         .bind(column)
@@ -187,7 +189,7 @@ async fn neighbours(
                 Rule::InvalidAnchor,
                 "the anchor (beforeId / afterId) must be another card of the target column \
                  (the column given, else the card's own): not the card itself, nor a card \
-                 that is deleted or in another column",
+                 that is deleted, archived or in another column",
             )
         })?;
     Ok(match placement {

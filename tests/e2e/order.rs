@@ -95,6 +95,14 @@ on_both_backends! {
         assert_eq!(app.call("DELETE", &format!("/api/cards/{}", gone[0]), None).await.status, 200);
         let r = patch(&app, &cards[1], json!({"beforeId": gone[0]})).await;
         assert_eq!(r.body["error"], "INVALID_ANCHOR", "{:?}", r.body);
+        // An archived anchor: it is not on the board (contract §16).
+        let shelved = app.cards_at_end(&todo, &["shelved"]).await;
+        let archived = app.call("POST", &format!("/api/cards/{}/archive", shelved[0]), None).await;
+        assert_eq!(archived.status, 200, "{:?}", archived.body);
+        let r = patch(&app, &cards[0], json!({"afterId": shelved[0]})).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("INVALID_ANCHOR")), "{:?}", r.body);
+        let r = create(&app, json!({"beforeId": shelved[0]})).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("INVALID_ANCHOR")), "{:?}", r.body);
 
         assert_eq!(app.column_order(&todo).await, before, "nothing moved or appeared");
         assert_eq!(app.column_ids(&doing).await, other);
