@@ -3,7 +3,7 @@
 //! ignored, never as passed) when `BOARD_TEST_POSTGRES_URL` is not set; the
 //! same for the object-store variants (`on_every_store!`) and `BOARD_TEST_S3_URL`.
 //! The build script of every package whose tests use `on_both_backends!`
-//! (the root, board-server and board-cli name this file as `build`).
+//! (the root, board-core, board-server and board-cli name this file as `build`).
 
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(board_test_postgres)");

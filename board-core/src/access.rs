@@ -1,5 +1,22 @@
 //! Identity and access: accounts, memberships with roles, bearer tokens, the
 //! [`Actor`] every operation takes, and the one access check.
+//!
+//! Tokens are `brd_<id>_<64 hex>`: the id finds the row, and the SHA-256 of the secret is
+//! compared in constant time. [`Board::authenticate`] checks a token and reads the account's
+//! roles in one statement and returns an `Actor::Session`; every access check of that request
+//! uses those roles without another query.
+//!
+//! The token check is written once. A [`Bearer`] is a token parsed, not yet checked; a
+//! [`Caller`] is either an `&Actor` or an `&Bearer`. The hottest reads, and the comment `POST`,
+//! take a `Caller` and check the bearer in their own first statement: driven from the token's
+//! row (`token_from`: `FROM tokens t LEFT JOIN … memberships m … WHERE t.id = $n`), selecting
+//! [`TOKEN_COLUMNS`]. `Bearer::verify` is then the one rule, in the contract's order: no row,
+//! a hash that is not the secret's, a revoked or expired token: 401, before anything the row
+//! says about the payload; then the caller's 404, 403 (no membership, or a role too low: a
+//! workspace's rows are joined only to a membership) and 422. It cannot be skipped: the
+//! payload is reachable only through the row that carries the token's columns, and a `Caller`
+//! on a path that does not fuse goes through [`Board::authenticate_bearer`], which selects
+//! the same columns and calls the same `verify`.
 
 use std::borrow::Cow;
 use std::time::Duration;

@@ -9,14 +9,33 @@
 //! workspace's column scope changed while it was archived): it goes to the first
 //! column of the set in effect, and that move is recorded like any other.
 //! A stay is what the flow's cumulative diagram subtracts (`flow/sql.rs`).
+//!
+//! Storage (migration 0012): `cards.archived_at` (NULL on the board), the partial index
+//! `cards_archived (workspace_id, archived_at, id) WHERE archived_at IS NOT NULL`, and
+//! `card_archives (card_id, archived_at, restored_at)`, one row per stay. An archived card
+//! keeps its column and position (the unique position index still holds it, so a restore or
+//! a placement never collides), its comments, attachments, links and history. A column
+//! delete moves or deletes archived cards with the others, so the card's column always
+//! exists; only its set in effect can change while it is archived.
+//!
+//! Archive and restore open like a move (`place_card`, then `write_card`: both sets locked,
+//! the card re-read under the lock), so a repeated archive or restore sees the state it would
+//! change, returns the card unchanged and emits nothing. A restore goes to the end of its
+//! column (`MAX(position)` of the column's other cards, archived ones included, plus the
+//! spacing) and advances `history_seq` only when the column changes.
+//!
+//! The archived list (`GET /api/cards?archived=true`) is a keyset on
+//! `(archived_at DESC, id DESC)`. A card archived while a client pages is newer than any
+//! cursor and not seen by later pages; a restored one leaves; a card archived before the
+//! first page and left archived is listed exactly once.
 
 use serde::Serialize;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
 use crate::cards::{Card, CARD_COLUMNS, RETURNED};
+use crate::change::Change;
 use crate::error::{Error, Result, Rule};
-use crate::events::Change;
 use crate::history;
 use crate::ids::{CardId, ColumnId};
 use crate::order::SPACING;

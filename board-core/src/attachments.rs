@@ -10,10 +10,10 @@ use tokio::io::AsyncWriteExt;
 
 use crate::access::{Actor, Role};
 use crate::cards::CardList;
+use crate::change::Change;
 use crate::detect::{self, TextCheck, HEAD_LEN};
 use crate::error::{Error, Result};
 use crate::etag::{Conditional, IfNoneMatch};
-use crate::events::Change;
 use crate::files::FileReader;
 use crate::ids::{is_cuid, AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::store::Lock;

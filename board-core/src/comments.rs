@@ -15,9 +15,9 @@ use sqlx::any::AnyRow;
 use crate::access::{Actor, Caller, Role};
 use crate::attachments::{self, Attachment};
 use crate::cards::CardList;
+use crate::change::Change;
 use crate::error::{is_foreign_key_violation, Error, Result, Rule};
 use crate::etag::{Conditional, IfMatch, IfNoneMatch};
-use crate::events::Change;
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
@@ -159,7 +159,7 @@ type ThreadColumns = (String, String, Option<String>, String, String);
 impl Row {
     /// The row of a comment of `card`'s thread.
     fn of_thread(card: &CardId, (id, content, author, created, updated): ThreadColumns) -> Row {
-        let card = card.as_str().to_owned();
+        let card = card.to_string();
         Row::from((id, card, content, author, created, updated))
     }
 }
@@ -266,13 +266,13 @@ impl Board {
     /// on two connections.
     async fn comments_of(&self, card: &CardId) -> Result<Vec<Comment>> {
         // A big read (`store::big_read`).
-        let rows = store::big_read::<ThreadColumns>(
+        let rows = store::big_read::<ThreadColumns, _>(
             &self.pool,
             self.backend,
             THREAD_COLUMNS,
             "FROM comments WHERE card_id = $1",
             "created_at, seq",
-            card.as_str(),
+            card,
         );
         let images = attachments::select(
             &self.pool,
@@ -504,7 +504,7 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("comment"));
         }
-        index::forget(&mut tx, id.as_str()).await?;
+        index::forget(&mut tx, id).await?;
         let event = Change::deleted("comment.deleted", &workspace, actor, &id);
         tx.emit(event);
         tx.commit().await?;

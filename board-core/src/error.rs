@@ -1,4 +1,7 @@
-//! The one error type of every operation, with its wire code and HTTP status.
+//! The one error type of every operation ([`Error`]), with its wire code (`code()`) and
+//! details; the domain rules' 422 codes ([`Rule`]); and the schema failures
+//! ([`ValidationErrors`], `fieldErrors` / `formErrors`). board-core knows no HTTP: the
+//! server maps each code to its status (`board-server/src/error.rs`, `HttpStatus`).
 
 use std::collections::BTreeMap;
 

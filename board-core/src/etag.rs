@@ -1,14 +1,63 @@
-//! Conditional requests (contract §22): entity tags, the `If-None-Match` and
-//! `If-Match` conditions and what a conditional read returns.
+//! Conditional requests (contract §22): entity tags, the `If-None-Match` and `If-Match`
+//! conditions and what a conditional read returns.
 //!
-//! A tag is strong: the SHA-256 (first 128 bits, hex) of what determines the
-//! payload, prefixed by the kind of payload and [`PAYLOAD_REVISION`]. What
-//! determines a payload is either its bytes (a payload read by one statement:
-//! a card, the columns) or the versions of the rows whose locks guard every
-//! change to it (see `ARCHITECTURE.md`, *Conditional requests*). The
-//! conditions are parsed here, not in the server, because which tags match
-//! (weak comparison for `If-None-Match`, strong for `If-Match`, `*`) is the
-//! contract's rule.
+//! A tag is strong: the SHA-256 (first 128 bits, hex) of what determines the payload, prefixed
+//! by the kind of payload, the resource's key, [`PAYLOAD_REVISION`] and the crate version, so
+//! a build that formats a payload differently never answers 304 to a tag of the old bytes. The
+//! conditions are parsed here, not in the server, because which tags match (weak comparison
+//! for `If-None-Match`, strong for `If-Match`, `*`) is the contract's rule.
+//! The server hands them every header value as bytes, unread: a condition that cannot be
+//! read (a byte outside visible ASCII, a list that is not comma-separated entity tags) is the
+//! contract's to judge too. An unreadable `If-Match` matches nothing (412); an unreadable
+//! `If-None-Match` is ignored.
+//!
+//! **Where a tag comes from** (the `*_if` operations of each resource):
+//!
+//! - a card: the hash of its JSON (the card read, `reach_card`);
+//! - `GET /api/columns` without `tenant`: the hash of its JSON (one statement);
+//! - `GET /api/columns?tenant=T`: the hash of the JSON, kept with the process's listing for the
+//!   workspace's `version` (`columns/listing.rs`);
+//! - `GET /api/columns?tenant=T&project=P` and `GET /api/board`: the set in effect's id,
+//!   `column_sets.version`, `settings.version` and the sum of the versions of the set's
+//!   columns in `column_versions` (advanced by a move to a column's end, which leaves the
+//!   set's alone);
+//! - a card's comments: `cards.version` (advanced by `Lock::Card`) and the number of comments
+//!   (a plain new comment, under no lock, only adds one);
+//! - a card's attachments: `cards.version`; its history: `cards.history_seq`;
+//! - a card's relations: `workspaces.version` (links and column writes) and the number of its
+//!   links.
+//!
+//! **Why versions on the lock rows** (migration 0014). Every write already takes, before it
+//! reads what decides, the lock of the row that guards what it changes, and that lock's own
+//! statement advances the row's `version` (`WriteTx::lock`): no extra statement on any write,
+//! and no new point of serialization. A workspace-wide counter would serialize every card
+//! write of a workspace on one row. Two bumps of one row are serialized by its lock, so a
+//! version only grows, in commit order; `MAX(seq)` of events or `MAX(updated_at)` would not
+//! (on PostgreSQL a smaller one can commit after a larger one). Deletions are changes under
+//! the same locks. A card's deletion removes its links by cascade without the workspace lock,
+//! which only lowers the other card's link count, so (version, count) never returns to a value
+//! a client saw before a change.
+//!
+//! **Read order.** A list's versions are read in the statement that checks access, before the
+//! payload's own statements: a tag is never newer than the payload it comes with. A change
+//! between the two gives a 200 whose tag is already stale, so the next request is a 200 again,
+//! never a wrong 304 or a wrong `If-Match` success. A payload read in one statement has no
+//! such window.
+//!
+//! **If-Match under the lock.** `update_card_if` compares the hash of the card it re-reads
+//! under its sets' lock; `update_comment_if` compares the version the `Lock::Card` statement
+//! returns; both before anything is written, so a 412 leaves no row, no history, no event
+//! (`tests/e2e/etag.rs::racing_if_match_patches_let_exactly_one_through`).
+//!
+//! **Every new kind of change**: a change to anything a tagged payload shows must be made in a
+//! write transaction opened with the `Lock` of the row that guards it (a card's place or
+//! fields: its sets, or `Lock::ColumnIn` for a move to a column's end; comments and
+//! attachments: `Lock::Card`, but a plain new comment, which the count tags; links:
+//! `Lock::Workspace`; settings: `Lock::Settings`). Then its tag changes with no code of its
+//! own. A new field in a tagged payload's JSON bumps [`PAYLOAD_REVISION`]. A new tagged payload
+//! is either read by one statement (hash its JSON) or names the rows whose locks guard it and
+//! reads their versions in its first statement. `write_unlocked` must not touch a tagged
+//! payload (the one exception: a cascade that only removes links).
 
 use serde::Serialize;
 use sha2::{Digest, Sha256};

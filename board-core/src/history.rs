@@ -2,6 +2,15 @@
 //! own transaction: card creation, a move to another column, and column deletion
 //! with `MOVE`. Names are copied, so renaming or deleting a column later changes
 //! nothing. There is no other write.
+//!
+//! Each entry is numbered by its card's `history_seq` (advanced in the same transaction;
+//! `history_card (card_id, seq)` is unique) and records the column it enters with its done
+//! flag, and the visit it ends: the previous entry's column and time (`from_column_id`,
+//! `from_at`), read by the same `INSERT … SELECT` that writes it, which the flow's statement
+//! reads instead of pairing rows. The acting account (`actor_id`, contract §17) is bound in
+//! that statement too: a column delete with `MOVE` writes its deleter on every entry. A card's
+//! entry is deferred to its write's commit (`WriteTx::defer`); a column delete's are one
+//! set-based statement whose ids come from SQL (`WriteTx::new_id_sql`).
 
 use serde::Serialize;
 
@@ -138,7 +147,7 @@ impl Board {
             "id, from_name, to_name, moved_at, actor_id",
             "FROM history WHERE card_id = $1",
             "seq",
-            card.as_str(),
+            card,
         )
         .await?;
         Ok(rows.into_iter().map(entry_of).collect())

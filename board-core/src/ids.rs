@@ -115,6 +115,14 @@ macro_rules! id_type {
                 <String as sqlx::Decode<'r, sqlx::Any>>::decode(value).map(Self)
             }
         }
+
+        impl crate::stored::FromStored for $name {
+            type Stored = String;
+
+            fn from_stored(stored: String) -> Self {
+                Self(stored)
+            }
+        }
     };
 }
 

@@ -312,6 +312,7 @@ mod access;
 mod archive;
 mod attachments;
 mod cards;
+mod change;
 mod columns;
 mod comments;
 mod detect;
@@ -329,7 +330,6 @@ mod openapi;
 mod order;
 mod paging;
 mod query;
-mod reads;
 mod relations;
 #[cfg(feature = "s3")]
 mod s3;
@@ -337,6 +337,7 @@ mod search;
 mod sets;
 mod settings;
 mod store;
+mod stored;
 mod sweep;
 #[cfg(test)]
 mod testing;

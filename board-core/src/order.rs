@@ -7,6 +7,35 @@
 //! cards that, spread evenly up to the next card, leave gaps of at least
 //! [`MIN_GAP`]. Everything here runs under the lock of the column's set, so the
 //! neighbours read are the neighbours at commit.
+//!
+//! Appending and placing at the top take the last position + [`SPACING`] or the first −
+//! [`SPACING`] (positions may be negative): one `MAX` or `MIN` on the `(column_id, position)`
+//! index. A renumbering looks for its window among the next [`WINDOW`] cards (else among all
+//! below the place, else every card below goes [`SPACING`] apart), and is two set-based
+//! `UPDATE`s whatever the window's size: park the window and the placed card [`PARKED`]
+//! higher, so the unique index never sees two cards on one position, then give each its place
+//! by `ROW_NUMBER()` (`UPDATE … FROM`, SQLite ≥ 3.33). The renumbered cards are the
+//! `cards.repositioned` event of the same commit, before the placed card's `card.moved`. A
+//! hit on `cards_position` (a bug in the lock) is 409 `CONFLICT` ([`position_taken`]), never a
+//! 500.
+//!
+//! Every write that changes a card's column or position holds its set's lock before it reads
+//! the anchor and its neighbour, so two placements in one column run one after the other,
+//! each on the neighbours the other left, on any number of server processes
+//! (`testkit::order::race_placements` replays the event stream and checks each `card.moved`
+//! against its anchor). The neighbours are read by one statement over the whole column,
+//! excluding only the placed card.
+//!
+//! Why spaced integers: Deck renumbers a whole stack on every move, outside a transaction, and
+//! lost moves; here a move renumbers nothing in the common case and a few cards in the rare
+//! one, inside the placement's transaction. Vikunja's float positions halved down to 3e-285;
+//! integers cannot decay, and a used-up gap is renumbered rather than split further. Planka
+//! spaces floats and renumbers neighbours when a gap runs out (the same idea, with integers
+//! and a wider gap here). Taiga's relative anchors are the contract's `beforeId`/`afterId`: a
+//! client names a card, never a number. Fractional string keys (LexoRank) need no renumbering,
+//! but grow without bound under repeated placements at one place, and the contract asks for
+//! integers. Migration 0009 renumbered existing cards [`SPACING`] apart, in board order, and
+//! made `cards_position (column_id, position)` unique.
 
 use serde::Serialize;
 

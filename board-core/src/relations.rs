@@ -4,6 +4,12 @@
 //! existence, pair and cycle checks and the insert see one state. The
 //! `relations_pair` unique index on the unordered pair is the backstop: a unique
 //! violation is [`Error::LinkExists`].
+//!
+//! The cycle check is one recursive CTE from the target along links of the same kind (`UNION`
+//! stops on loops). On PostgreSQL it runs after `WriteTx::index_joins_only` (hash and merge
+//! joins off for the transaction): with a small table the planner otherwise hash-joins a full
+//! scan per step (`examples/bench_history.rs`). The order of a create's checks, and what
+//! counts as a cycle, are in `docs/decisions.md`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -12,9 +18,9 @@ use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
 use crate::cards::{Card, CardList};
+use crate::change::Change;
 use crate::error::{is_unique_violation, Error, Result, Rule};
 use crate::etag::{Conditional, IfNoneMatch};
-use crate::events::Change;
 use crate::ids::{AccountId, CardId, RelationId, WorkspaceId};
 use crate::settings;
 use crate::store::{Lock, WriteTx};

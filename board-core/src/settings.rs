@@ -1,5 +1,11 @@
 //! Per-workspace settings (contract §4, and `wipLimits` of §20) and the
 //! `columnScope` resolution of the set in effect.
+//!
+//! An update reads the current settings and merges the patch under the settings row's lock
+//! (`Lock::Settings`), so two admins changing different settings lose neither. The writes that
+//! read a setting (`columnManagement`, `columnScope`, `allowCrossProjectLinks`, `wipLimits`) read
+//! it without that lock: a settings update reads nothing those writes change, so each such
+//! pair is equivalent to running one after the other.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -7,8 +13,8 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
+use crate::change::Change;
 use crate::error::{Error, Result};
-use crate::events::Change;
 use crate::ids::WorkspaceId;
 use crate::store::{flag, Lock};
 use crate::validate::{self, Fields, FromJson, Input};

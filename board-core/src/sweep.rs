@@ -1,6 +1,15 @@
 //! The sweep (`board gc`, and the server at start-up and hourly): loose uploads
 //! never bound within 24 h, published files without a row, and temporaries a
 //! crash left behind.
+//!
+//! A file exists exactly when its row does, so the sweep rolls each leftover forward or back.
+//! A published file without a row (a lost removal) is removed at once: a file is published
+//! only after its row committed, so one without a row is never an upload in flight. A
+//! temporary whose row committed (a crash before `publish`) is published. Any other
+//! temporary is removed once it has not been written for [`TEMP_GRACE`] (1 h;
+//! `Options::temp_grace`, the server's hidden `--sweep-grace`): an upload in flight writes
+//! continuously. On an object store the temporary is an open multipart upload with its marker
+//! (`s3/mod.rs`), and the same rules hold.
 
 use std::collections::HashSet;
 use std::time::Duration;

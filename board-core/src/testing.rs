@@ -65,6 +65,35 @@ impl Drop for TempBoard {
     }
 }
 
+/// Expands each test body into `NAME::sqlite` and `NAME::postgres`, each on
+/// a [`TempBoard`] of its own; the PostgreSQL variant is `#[ignore]`d when
+/// `BOARD_TEST_POSTGRES_URL` was not set at build time, so a skipped backend
+/// shows as ignored, never as passed.
+macro_rules! on_both_backends {
+    ($($(#[doc = $doc:literal])* async fn $name:ident($board:ident) $body:block)*) => {$(
+        $(#[doc = $doc])*
+        mod $name {
+            #[allow(unused_imports)]
+            use super::*;
+
+            async fn body($board: $crate::testing::TempBoard) $body
+
+            #[tokio::test]
+            async fn sqlite() {
+                body($crate::testing::TempBoard::sqlite(stringify!($name)).await).await
+            }
+
+            #[tokio::test]
+            #[cfg_attr(not(board_test_postgres), ignore = "BOARD_TEST_POSTGRES_URL is not set")]
+            async fn postgres() {
+                let board = $crate::testing::TempBoard::postgres(stringify!($name)).await;
+                body(board.expect("BOARD_TEST_POSTGRES_URL, set at build time, is not set now")).await
+            }
+        }
+    )*};
+}
+pub(crate) use on_both_backends;
+
 /// A folder name under the temporary folder that no other test uses.
 fn fresh_dir(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("board-{name}-{}", cuid2::create_id()))

@@ -66,6 +66,14 @@ impl sqlx::Type<sqlx::Any> for Timestamp {
     }
 }
 
+impl crate::stored::FromStored for Timestamp {
+    type Stored = String;
+
+    fn from_stored(stored: String) -> Timestamp {
+        Timestamp(stored)
+    }
+}
+
 impl<'r> sqlx::Decode<'r, sqlx::Any> for Timestamp {
     fn decode(value: sqlx::any::AnyValueRef<'r>) -> Result<Self, sqlx::error::BoxDynError> {
         <String as sqlx::Decode<'r, sqlx::Any>>::decode(value).map(Timestamp)

@@ -1,12 +1,21 @@
 //! WIP limits (contract §20): a column's `wipLimit`, a workspace's `wipLimits`
 //! mode, and the check every write that adds cards to a column makes.
 //!
-//! The check runs under the lock of the column's set (`Lock::ColumnSet`), which
-//! every write that puts a card in a column holds (card create, move, column
-//! deletion with `MOVE`); so the count it reads cannot change before the write
-//! commits, on any number of server processes. It adds no statement: the
-//! column's limit (when its workspace's limits are `HARD`) and its card count
-//! are two more expressions of the statement that already reads the column.
+//! The check runs under the lock that guards the column's cards: its set's
+//! (`Lock::ColumnSet(s)`), which every write that puts a card in a column holds
+//! (card create, placed move, column deletion with `MOVE`, restore), or, for a
+//! move to a column's end, the column's own row (`Lock::ColumnIn`; on
+//! PostgreSQL a target with a hard limit takes it at once rather than with the
+//! commit). So the count it reads cannot change before the write commits, on
+//! any number of server processes. It adds no statement: the column's limit
+//! (when its workspace's limits are `HARD`) and its card count are two more
+//! expressions of the statement that already reads the column ([`room_sql`]).
+//! [`Room::admit`] refuses with `WIP_LIMIT` before anything is written.
+//!
+//! Archived cards (contract §19) do not count: `room_sql`, a column deletion's
+//! count and `Board::card_counts` read `archived_at IS NULL`. A restore adds
+//! one card and is checked like a move; moving an archived card adds nothing.
+//! The choices the contract leaves open are in `docs/decisions.md`.
 
 use serde::Serialize;
 use serde_json::Value;

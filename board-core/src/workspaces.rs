@@ -1,4 +1,10 @@
 //! Workspaces ("tenants"), projects, and the first-run bootstrap.
+//!
+//! A new workspace is born with its tenant set To do / Doing / Done (Done the done column),
+//! in the workspace's own transaction; a project's set starts empty, made by its first
+//! column. `bootstrap` creates the workspace `Default`, the account `admin` and its token
+//! when no account exists; servers started at once race on the unique names, and the loser
+//! rolls back and finds the installation bootstrapped.
 
 use serde::Serialize;
 use sqlx::{Any, Executor};

@@ -16,6 +16,12 @@
 //! phase's deadline passes. The errors hyper answers on its own (400, 414,
 //! 431: a malformed or too large request head) are given the JSON body every
 //! error has (`Watched::poll_write`).
+//!
+//! Only HTTP/1.1 is served: the timeouts above are HTTP/1.1's, and browsers speak HTTP/2 only
+//! over TLS, which a reverse proxy in front terminates. hyper's own head timeout is off: it
+//! runs from the start of a head's read, idle time included, so it would close a keep-alive
+//! connection after 10 s instead of 60 s. Client disconnects and timeouts are logged at debug
+//! level. Why each choice: `docs/decisions.md`, *Hostile clients*.
 
 use std::convert::Infallible;
 use std::future::Future;

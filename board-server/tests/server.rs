@@ -517,7 +517,7 @@ on_both_backends! {
 // processes on one database, 5 rounds on a card and 5 on a comment: one
 // wins, the 7 others get 412 and change nothing. The tag is checked under
 // the write's lock; checked on a read before it, several of the 8 won
-// (ARCHITECTURE.md, *Conditional requests*).
+// (the module docs of board-core/src/etag.rs).
 on_both_backends! {
     async fn racing_if_match_patches_on_two_server_processes_let_one_through(backend) {
         let app = std::sync::Arc::new(common::spawn_app(backend).await);

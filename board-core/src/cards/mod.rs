@@ -5,58 +5,18 @@
 //! column that a concurrent transaction is deleting, and a move and its history
 //! entry commit together.
 
-use serde::Serialize;
 use serde_json::Value;
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, FromRow, Row};
 
-use crate::access::{check_role, check_role_of, Actor, Caller, Role};
-use crate::columns::Column;
+use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::error::{Error, Result};
 use crate::etag::{Conditional, ETag, IfNoneMatch};
-use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
+use crate::ids::{AccountId, CardId, ColumnId, ProjectId, WorkspaceId};
 use crate::order::Placement;
-use crate::query::SetQuery;
-use crate::reads;
-use crate::store;
 use crate::text::Name;
-use crate::time::Timestamp;
 use crate::validate::{self, Fields, FromJson};
 use crate::Board;
-
-/// A card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Card {
-    /// Its id.
-    pub id: CardId,
-    /// Its workspace (`tenantId` on the wire).
-    #[serde(rename = "tenantId")]
-    pub workspace_id: WorkspaceId,
-    /// Its project, if any.
-    pub project_id: Option<ProjectId>,
-    /// The column it sits in.
-    pub column_id: ColumnId,
-    /// Its title.
-    pub title: String,
-    /// Its place in the column: unique there, ascending from the top; with
-    /// gaps, and changed when the server renumbers (order by it, never compute one).
-    pub position: i64,
-    /// When it was created.
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
-    pub created_at: Timestamp,
-    /// When it last changed.
-    #[cfg_attr(feature = "openapi", schema(value_type = String))]
-    pub updated_at: Timestamp,
-    /// The account that created it (contract §17); null when the CLI created
-    /// it, and for cards created before this field existed.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub created_by: Option<AccountId>,
-    /// When it was archived (contract §19); null while it is on the board.
-    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
-    pub archived_at: Option<Timestamp>,
-}
 
 /// The body of `POST /api/cards` (its wire schema: `openapi.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,50 +139,17 @@ impl FromJson for CardPatch {
     }
 }
 
-/// A column of the board payload, with its cards in order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct BoardColumn {
-    /// The column.
-    #[serde(flatten)]
-    pub column: Column,
-    /// Whether it holds more cards than its WIP limit (`overLimit`; contract
-    /// §20); `false` without a limit.
-    #[serde(rename = "overLimit")]
-    pub over_limit: bool,
-    /// Its cards, by position.
-    pub cards: Vec<Card>,
-}
-
-/// The board payload: the set in effect with its cards.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-pub struct BoardView {
-    /// The columns of the set, by position.
-    pub columns: Vec<BoardColumn>,
-}
-
 /// The kind of a card's tag: the hash of its JSON.
 const CARD_TAG: &str = "card";
 
-/// A card's columns, read from `cards k` (for joins).
-pub(crate) const CARD_COLUMNS: &str = "k.id, k.workspace_id, k.project_id, k.column_id, \
-     k.title, k.position, k.created_at, k.updated_at, k.created_by, k.archived_at";
-
-/// A card's columns as the wire type reads them, written once.
-macro_rules! card_columns {
-    () => {
-        "id, workspace_id, project_id, column_id, title, position, created_at, updated_at, \
-         created_by, archived_at"
-    };
-}
-
-/// A card's columns in a `RETURNING` clause.
-pub(crate) const RETURNED: &str = card_columns!();
-
-const CARD_SELECT: &str = concat!("SELECT ", card_columns!(), " FROM cards");
-
+mod board;
+mod fields;
+mod reach;
 mod write;
+
+pub use board::{BoardColumn, BoardView};
+pub use fields::Card;
+pub(crate) use fields::{BoardRow, BOARD_COLUMNS, CARD_COLUMNS, RETURNED};
 
 pub(crate) use write::{
     card_move_read_sql, card_read_sql, column_read_sql, move_at_commit_sql, MOVE_TO_END_SQL,
@@ -234,7 +161,7 @@ impl Board {
     where
         E: Executor<'e, Database = Any>,
     {
-        let sql = format!("{CARD_SELECT} WHERE id = $1");
+        let sql = format!("SELECT {RETURNED} FROM cards WHERE id = $1");
         let card: Option<Card> = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(id)
             .fetch_optional(exec)
@@ -328,71 +255,6 @@ impl Board {
         let card = Card::from_row(&row)?;
         check_reach(actor, &card, &row, Role::Viewer)?;
         Ok((card, row.try_get("v1")?, row.try_get("v2")?))
-    }
-}
-
-impl Board {
-    /// The board payload: the set in effect for the query's project (or the
-    /// tenant set) with each column's cards in order (Viewer). A project
-    /// outside the workspace is a 422 on `project`.
-    pub async fn board(&self, actor: &Actor, query: &SetQuery) -> Result<BoardView> {
-        let read = self.board_if(actor, query, &IfNoneMatch::none()).await?;
-        read.into_payload()
-            .ok_or_else(|| Error::Internal("a board read without a condition".into()))
-    }
-
-    /// The board with its tag (contract §22), or only the tag when `cond`
-    /// names it (Viewer). The tag is read in the statement that finds the set
-    /// in effect, before the payload: the set's version (every write of its
-    /// columns and cards advances it under the set's lock) and the settings'
-    /// version (`wipLimits` decides `overLimit`). A 304 costs that one statement.
-    pub async fn board_if<'c>(
-        &self,
-        caller: impl Into<Caller<'c>>,
-        query: &SetQuery,
-        cond: &IfNoneMatch,
-    ) -> Result<Conditional<BoardView>> {
-        let ws = query.workspace_id();
-        let (project, min) = (query.project_key(), Role::Viewer);
-        let (set, versions) = match caller.into() {
-            // The token is checked by the statement that finds the set.
-            Caller::Bearer(bearer) => {
-                self.set_in_effect_checked(bearer, ws, project, "project", min)
-                    .await?
-            }
-            Caller::Actor(actor) => {
-                self.require(&self.pool, actor, ws, min).await?;
-                self.set_in_effect_versioned(&self.pool, ws, project, "project")
-                    .await?
-            }
-        };
-        let tag = ETag::of_versions("board", set.as_ref(), &versions);
-        Conditional::answer(tag, cond, self.board_of_set(ws, set)).await
-    }
-
-    /// The board payload of workspace `ws`'s set: its columns and its cards,
-    /// read at once on two connections (each read is its own statement, as it
-    /// was one after the other; the tag was read before both).
-    async fn board_of_set(&self, ws: &WorkspaceId, set: ColumnSetId) -> Result<BoardView> {
-        // A big read (`store::big_read`).
-        let cards = async {
-            let rows: Vec<reads::BoardCardColumns> = store::big_read(
-                &self.pool,
-                self.backend,
-                reads::BOARD_CARD_COLUMNS,
-                "FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
-                 AND archived_at IS NULL",
-                "position, created_at",
-                set.as_str(),
-            )
-            .await?;
-            let card = |r| reads::board_card_of(ws, r);
-            Ok(rows.into_iter().map(card).collect::<Vec<_>>())
-        };
-        let (columns, cards) = tokio::try_join!(self.set_columns(&self.pool, &set), cards)?;
-        Ok(BoardView {
-            columns: reads::board_columns(columns, cards),
-        })
     }
 }
 

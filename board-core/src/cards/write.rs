@@ -1,14 +1,44 @@
 //! The writes of a card's place: creation, rename, move, placement and
 //! deletion, each under its sets' lock or its target column's, with the
 //! reads they decide from.
+//!
+//! **Which lock.** `write_card` takes the card's current set and its set in effect, in id
+//! order (`Lock::ColumnSets`), and re-reads the card under them; it locks again if the card
+//! moved to a set not held meanwhile (placements, archive, restore). `open_card` with `to_end`
+//! (a move to a column's end, or a rename in it) takes only that column:
+//! `Lock::ColumnIn`, the sets' gate shared (`Backend::set_gate_sql`), the target column kept
+//! `FOR KEY SHARE`, then its row of `column_versions`, advanced by an upsert; the card is
+//! re-read `FOR NO KEY UPDATE`, reading its column by sub-selects so that PostgreSQL's re-check
+//! after a wait sees the row's new column. Writers of a column's order or structure take the
+//! gate exclusive and wait for these moves, and they for them. The column the card leaves is
+//! not locked: every write that decides from a column's cards other than such a move
+//! (placements and anchors, renumbering, deletions, archive) holds the sets' lock, and these
+//! moves only add below their own target's end.
+//!
+//! On PostgreSQL the column's row is taken only in the commit's round trip (`Lock::ColumnGate`,
+//! then the deferred [`column_version_bump`](crate::store::column_version_bump) and an
+//! `UPDATE` that computes the end as of that lock and answers it, read by
+//! `WriteTx::commit_reading`), so moves into one column queue only through each other's
+//! commit. Their event's `data` holds `PENDING_POSITION` until the outbox statement of that
+//! round trip writes the position taken. A target with a hard WIP limit (its count is read
+//! under the column's lock), or the card's own column (a rename there advances its version),
+//! takes the column's lock at once instead, with the card read again (`WriteTx::send`). SQLite
+//! keeps `Lock::ColumnIn`: its one write lock is held from `BEGIN IMMEDIATE` anyway. The
+//! version is a table of its own, which nothing references: kept in `columns`, moves into
+//! different columns deadlocked on PostgreSQL through the foreign-key checks of their history
+//! and card rows.
+//!
+//! `delete_card` also takes `Lock::CardDeleted`, as the deletion takes the row (PostgreSQL
+//! `FOR UPDATE`): comments in flight commit first, later ones fail their key, and the
+//! deletion sees every comment whose words it must remove.
 
 use sqlx::any::AnyRow;
 use sqlx::{FromRow, Row};
 
 use crate::access::{Actor, Role};
+use crate::change::Change;
 use crate::error::{Error, Result, Rule};
 use crate::etag::{ETag, IfMatch};
-use crate::events::Change;
 use crate::history;
 use crate::ids::{CardId, ColumnId, ColumnSetId, WorkspaceId};
 use crate::order::{self, Repositioned, Spot, SPACING};

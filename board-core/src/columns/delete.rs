@@ -7,8 +7,8 @@ use serde_json::Value;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
+use crate::change::Change;
 use crate::error::{Error, Result, Rule, ValidationErrors};
-use crate::events::Change;
 use crate::history;
 use crate::ids::{ColumnId, ColumnSetId};
 use crate::search::index;

@@ -26,9 +26,9 @@ use sqlx::{Any, Executor, Row};
 use crate::access::{
     check_role, check_role_of, token_from, Actor, Bearer, Caller, Role, TOKEN_COLUMNS,
 };
+use crate::change::Change;
 use crate::error::{Error, Result};
 use crate::etag::{Conditional, ETag, IfNoneMatch};
-use crate::events::Change;
 use crate::ids::{ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::query::SetQuery;
 use crate::sets;

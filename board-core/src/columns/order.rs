@@ -6,8 +6,8 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::Value;
 
 use crate::access::{Actor, Role};
+use crate::change::Change;
 use crate::error::{Error, Result, Rule, ValidationErrors};
-use crate::events::Change;
 use crate::ids::{ColumnId, ColumnSetId, WorkspaceId};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;

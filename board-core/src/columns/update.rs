@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::{accent, Accent, Column};
 use crate::access::{Actor, Role};
+use crate::change::Change;
 use crate::error::{Error, Result, Rule};
-use crate::events::Change;
 use crate::ids::ColumnId;
 use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};

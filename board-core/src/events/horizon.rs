@@ -24,6 +24,21 @@
 //!
 //! The cost is two small reads per wake-up of the reader, and a delay of the
 //! running transactions' length: with none running, a fence clears at once.
+//! Events wait for every write transaction running in the same database when
+//! they were taken, including long ones that write no event (a `board copy`
+//! into it, an import); an open transaction that has written and then sits
+//! idle holds the feed until it ends.
+//!
+//! Servers of an earlier build, which took `MAX(seq) + 1`, must not write
+//! beside this one on the same database: their seqs would collide with the
+//! sequence's, or lie below what streams have passed. Stop them before the
+//! upgrade, as for any migration; nothing enforces this.
+//!
+//! Tests: `a_smaller_seq_that_commits_late_is_delivered_first_and_never_skipped`
+//! (tests/e2e/events.rs) holds a seq in an open transaction while a later
+//! change commits; the stream must send nothing, then both in seq order.
+//! `many_writers_on_two_servers_give_every_stream_every_event_in_seq_order`
+//! (board-server/tests/server.rs) races writers on two server processes.
 
 use std::collections::VecDeque;
 

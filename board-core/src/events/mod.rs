@@ -1,7 +1,7 @@
 //! Live events (contract §11): the outbox every write appends to, and the
 //! feed that reads it back in commit order.
 //!
-//! **Writing.** An operation describes its change as a [`Change`] and hands it
+//! **Writing.** An operation describes its change as a [`Change`](crate::change::Change) and hands it
 //! to its write transaction ([`crate::store::WriteTx::emit`]); the transaction
 //! writes it with one statement sent together with `COMMIT`
 //! ([`commit_statement`]). Its seq is the next rowid (`MAX(seq) + 1`) under the
@@ -27,6 +27,37 @@
 //! process's own commits at once, on `NOTIFY` from other processes
 //! (PostgreSQL), every [`POLL`] in any case (SQLite: another process such as
 //! the CLI), and every [`RECHECK`] while the horizon waits for transactions.
+//!
+//! **Seqs.** SQLite: the next rowid (`MAX(seq) + 1`) under the database write lock; retention
+//! never removes the newest event, so the head never goes back, and seqs have no holes.
+//! PostgreSQL (migration 0007): `nextval('events_seq')` as the write commits. Seqs only grow;
+//! a rolled-back commit leaves a hole (rare: a refused request never reaches the commit). A
+//! seq is taken after everything the write read, so of two changes where one could see the
+//! other, the later has the larger seq; changes that touch nothing in common take their seqs'
+//! order. A lock held until commit for the seq would queue every event-writing transaction
+//! through its `COMMIT` and WAL flush (BENCHMARKS.md).
+//!
+//! **Delivery.** The reader reads `events WHERE seq > last AND seq <= horizon` (one indexed
+//! query for all streams) and broadcasts each event with the seq of the event before it; the
+//! streams filter by workspace. After a PostgreSQL commit with events, the process sends
+//! `NOTIFY board_events` from a task of its own, one at a time (`Feed::committed`); the reader
+//! `LISTEN`s on a connection of its own.
+//!
+//! **A stream** ([`Board::subscribe`] → [`Subscription`]) subscribes to the broadcast first,
+//! then reads the workspace's retained events after its resume point (`Last-Event-ID` wins
+//! over `?after=`) up to the reader's position, then delivers live events above the last seq
+//! it sent: no gap, no duplicate. A live event whose predecessor lies above its last seq (it
+//! joined late, or lagged past the channel's [`CHANNEL`] events) sends it back to the outbox
+//! for the events in between. A resume from before `event_log.pruned_through` starts with
+//! `event: reset`. Every [`ACCESS_RECHECK`] the stream authenticates its credential again and
+//! checks the workspace's reach (`Board::still_reaches`); it ends when either fails.
+//!
+//! **Retention** ([`Admin::prune_events`], the server's `--events-retention`, 24 h, at start
+//! and hourly with the sweep) never removes the newest event, nor one above the position of
+//! an active webhook (`webhooks`).
+//!
+//! Servers of an earlier build, which took `MAX(seq) + 1` on PostgreSQL, must not write beside
+//! this one on one database (`horizon.rs`).
 
 pub(crate) mod horizon;
 
@@ -35,7 +66,6 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -94,60 +124,6 @@ impl Event {
             workspace_id: row.try_get("workspace_id")?,
             data: Value::Object(data).to_string(),
         })
-    }
-}
-
-/// A change an operation describes for the outbox: the store's row, built
-/// here from the actor and the resource (`Change::new`, `Change::deleted`).
-pub(crate) use crate::store::OutboxRow as Change;
-
-impl Change {
-    /// The change `kind` in `workspace` by `actor`, with `subject` (the
-    /// resource after the change, in its API shape) and `extra` fields of
-    /// `data` (`fromColumnId`, …).
-    pub(crate) fn new(
-        kind: &'static str,
-        workspace: &WorkspaceId,
-        actor: &Actor,
-        subject: &impl Serialize,
-        extra: &[(&str, Value)],
-    ) -> Change {
-        let at = crate::time::now();
-        let mut data = Map::new();
-        data.insert("type".into(), Value::from(kind));
-        data.insert("tenantId".into(), serde_json::json!(workspace));
-        data.insert("at".into(), serde_json::json!(at));
-        data.insert("actorId".into(), serde_json::json!(actor.account()));
-        data.insert(
-            "subject".into(),
-            serde_json::to_value(subject).unwrap_or(Value::Null),
-        );
-        for (k, v) in extra {
-            data.insert((*k).to_string(), v.clone());
-        }
-        Change {
-            workspace: workspace.clone(),
-            kind,
-            data: Value::Object(data).to_string(),
-            at,
-            position_of: None,
-        }
-    }
-
-    /// A deletion: the subject is `{id}`.
-    pub(crate) fn deleted(
-        kind: &'static str,
-        workspace: &WorkspaceId,
-        actor: &Actor,
-        id: &impl Serialize,
-    ) -> Change {
-        Change::new(
-            kind,
-            workspace,
-            actor,
-            &serde_json::json!({ "id": id }),
-            &[],
-        )
     }
 }
 
@@ -615,28 +591,5 @@ impl Admin<'_> {
             .await?;
         tx.commit().await?;
         Ok(done.rows_affected())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_change_carries_the_contract_fields() {
-        let c = Change::new(
-            "card.moved",
-            &WorkspaceId::from_db("w".into()),
-            &Actor::Operator,
-            &serde_json::json!({"id": "c"}),
-            &[("fromColumnId", Value::from("a"))],
-        );
-        let data: Value = serde_json::from_str(&c.data).unwrap();
-        assert_eq!(data["type"], "card.moved");
-        assert_eq!(data["tenantId"], "w");
-        assert_eq!(data["actorId"], Value::Null);
-        assert_eq!(data["subject"]["id"], "c");
-        assert_eq!(data["fromColumnId"], "a");
-        assert_eq!(data["at"], c.at.as_str());
     }
 }

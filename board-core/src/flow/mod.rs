@@ -238,13 +238,7 @@ impl Board {
             .into_iter()
             .collect();
         let parts = self
-            .flow_parts(
-                &set,
-                since.as_str(),
-                until.as_str(),
-                window.first_day_start(),
-                &days,
-            )
+            .flow_parts(&set, &since, &until, window.first_day_start(), &days)
             .await?;
         let aging = sqlx::query(sqlx::AssertSqlSafe(sql::aging_statement(self.backend)))
             .bind(&set)
@@ -319,8 +313,8 @@ impl Board {
     async fn flow_parts(
         &self,
         set: &ColumnSetId,
-        since: &str,
-        until: &str,
+        since: &Timestamp,
+        until: &Timestamp,
         first_day_start: i64,
         days: &[String],
     ) -> Result<Vec<Part>> {
@@ -366,7 +360,11 @@ impl Board {
 /// The cumulative flow: every column name of the set and every name the
 /// statement reports, on every day, carrying each count forward from the last
 /// day on which it changed.
-fn cumulative(columns: &[crate::Column], parts: &[Part], days: &[String]) -> Vec<DayCounts> {
+fn cumulative(
+    columns: &[crate::columns::Column],
+    parts: &[Part],
+    days: &[String],
+) -> Vec<DayCounts> {
     let mut changes: BTreeMap<&str, BTreeMap<&str, i64>> = BTreeMap::new();
     for c in columns {
         changes.entry(c.name.as_str()).or_default();

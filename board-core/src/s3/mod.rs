@@ -10,6 +10,24 @@
 //! object listing and in `ListMultipartUploads`, both of which the sweep reads.
 //! Parts are [`upload::PART_SIZE`] (the protocol's minimum), sent one at a time
 //! while the next is read, so an upload holds at most one part in memory.
+//!
+//! The sweep's `list` reads the object listing (objects are published files; markers are
+//! temporaries, timed by the marker's last write) and `ListMultipartUploads` (an upload
+//! without a marker, from a crash between the two requests that start one). So a crash
+//! mid-upload (marker and open upload, no row) is aborted after the grace; a crash between
+//! the commit and the completion (a marker naming the parts, a row) is completed by any
+//! server from the marker; an object without a row is removed at once. Downloads stream the
+//! `GetObject` body through the same reader as a local file. Several servers share the bucket
+//! and the database: nothing about an upload lives only in one process but its list of
+//! parts, which the marker repeats.
+//!
+//! Configuration is the AWS SDK's (`aws-config`): `AWS_ENDPOINT_URL`, `AWS_REGION`,
+//! `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, or a profile, web identity or instance role.
+//! With an endpoint set, requests are path-style (S3-compatible servers); checksums are sent
+//! and checked only where S3 requires them (`WhenRequired`), since not every compatible server
+//! takes the SDK's newer default. A bucket that does not answer a `HeadBucket` within 30 s
+//! stops the server and the CLI, naming the bucket, endpoint and region tried and the
+//! variables to set. Why this SDK and not `object_store`: `docs/decisions.md`.
 
 mod marker;
 mod upload;

@@ -5,6 +5,11 @@
 //! its request body is not read). Shutting it down sends the last part, writes the list
 //! of parts into the marker and hands it to the store, which completes the
 //! upload on publish.
+//!
+//! A file starts in a [`FIRST_BUFFER`] buffer; two places per server, not one per upload,
+//! bound the memory of many concurrent large uploads (BENCHMARKS.md). After each part but
+//! the last the writer rewrites the (still empty) marker, so the marker's time is the
+//! upload's last write, as a temporary file's is, and the sweep's grace counts from it.
 
 use std::io;
 use std::pin::Pin;

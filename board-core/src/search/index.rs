@@ -13,6 +13,18 @@
 //! (the cards and comments that existed before it), and after any future change
 //! of the folding. A copy and an import of a version 3 export carry the index
 //! as any table; an import of an older export rebuilds it in its transaction.
+//!
+//! The rebuild runs in one transaction, in pages of [`PAGE`] documents in primary-key order
+//! and multi-row `INSERT`s of [`ROWS_PER_INSERT`] rows, with the secondary index dropped first
+//! and created again after the rows (one sort instead of millions of inserts at random
+//! places). Whichever process opens the database first rebuilds; the others wait on the
+//! `search_state` row and find it done.
+//!
+//! Without a foreign key, a deletion must see every comment it forgets: it locks what a plain
+//! comment's own foreign-key check waits for before it reads them, the card as the deletion
+//! takes it (`Lock::CardDeleted`, PostgreSQL `FOR UPDATE`) or the column's cards
+//! (`lock_column_cards`). A comment that committed before is forgotten; one after fails its
+//! key (404). A row whose card is gone would not be answered anyway: a search joins `cards`.
 
 use sqlx::{AnyConnection, Row};
 
@@ -78,12 +90,12 @@ fn statements(doc: Doc<'_>, replace: bool) -> Vec<Deferred> {
 }
 
 /// Removes what the index holds for the document `id`.
-pub(crate) async fn forget(conn: &mut AnyConnection, id: &str) -> Result<()> {
+pub(crate) async fn forget(conn: &mut AnyConnection, id: impl AsRef<str>) -> Result<()> {
     forget_statement(id).run(conn).await?;
     Ok(())
 }
 
-fn forget_statement(id: &str) -> Deferred {
+fn forget_statement(id: impl AsRef<str>) -> Deferred {
     Deferred::new(FORGET_SQL, vec![Value::text(id)])
 }
 
@@ -95,13 +107,13 @@ pub(crate) const FORGET_SQL: &str = "DELETE FROM search_terms WHERE doc_id = $1"
 /// `Lock::CardDeleted`: no comment on the card commits after
 /// this statement reads them.
 pub(crate) async fn forget_card(conn: &mut AnyConnection, card: &CardId) -> Result<()> {
-    forget_docs(conn, "id = $1", "c.card_id = $1", card.as_str()).await
+    forget_docs(conn, "id = $1", "c.card_id = $1", card).await
 }
 
 /// Removes the words of every card of the column `column` and of their
 /// comments, before they are deleted, under [`WriteTx::lock_column_cards`].
 pub(crate) async fn forget_column(conn: &mut AnyConnection, column: &ColumnId) -> Result<()> {
-    forget_docs(conn, "column_id = $1", "k.column_id = $1", column.as_str()).await
+    forget_docs(conn, "column_id = $1", "k.column_id = $1", column).await
 }
 
 /// Removes the words of the cards `cards` (a condition on `cards`) and of
@@ -111,7 +123,7 @@ async fn forget_docs(
     conn: &mut AnyConnection,
     cards: &str,
     comments: &str,
-    key: &str,
+    key: &(impl for<'q> sqlx::Encode<'q, sqlx::Any> + sqlx::Type<sqlx::Any> + Sync),
 ) -> Result<()> {
     let sql = format!(
         "DELETE FROM search_terms WHERE doc_id IN (SELECT id FROM cards WHERE {cards} \

@@ -7,6 +7,31 @@
 //! transaction of each change: [`index`]) with the same statement, and order by
 //! the contract's rule rather than a backend's rank, so they return the same
 //! cards in the same order for the same data. Snippets are cut in Rust.
+//!
+//! **Why not FTS5 and `tsvector`.** SQLite's FTS5 and PostgreSQL's `to_tsvector` tokenize
+//! differently (`unicode61` folds diacritics and splits on its own classes; `simple` keeps
+//! accents unless the `unaccent` extension is installed, and its prefix match applies to
+//! lexemes, not our words) and rank differently (`bm25`, `ts_rank`). Two tokenizers to keep
+//! in step, an extension not every PostgreSQL has, and an order neither rank gives: so the
+//! folding is ours ([`words`]) and both backends store it in one plain table,
+//! `search_terms (doc_id, word, workspace_id, card_id)`, one row per distinct word of a
+//! document (a card's title, `doc_id` = the card's id; or a comment), indexed by
+//! `search_terms_word (workspace_id, word, doc_id, card_id)`. `word` compares bytewise on
+//! both (PostgreSQL `COLLATE "C"`), so the last word of a query is a range
+//! `word >= p AND word < p || U+10FFFF` and every other word an equality.
+//!
+//! **The statement** enters the index by the rarest term: a first CTE counts each term's rows
+//! (a covering range of `search_terms_word`, capped), and the documents are one `UNION ALL`
+//! branch per term, driven by that term, each other term an `EXISTS` on the same document.
+//! A branch's workspace is null unless its term is the rarest, so the other branches read
+//! nothing. A query's cost follows its rarest word; two common words remain the slow case.
+//! The documents are then grouped by card (`title_hit`), joined to the cards (project,
+//! archived, cursor) and ordered by `title_hit DESC, updated_at DESC, id`. A card lists its
+//! title's match and at most [`MAX_COMMENT_MATCHES`] matching comments, each with a snippet
+//! around the first matching word.
+//!
+//! **Paging** is a keyset on `(title_hit, updated_at, id)`. A card edited while a client pages
+//! may move in the order (its `updatedAt` changed), as in any list ordered by a mutable key.
 
 pub(crate) mod index;
 mod words;

@@ -10,37 +10,9 @@
 use sqlx::any::AnyRow;
 use sqlx::AnyConnection;
 
-use super::dialect::literal;
 use super::prepared::Prepared;
-
-/// One value of a deferred statement.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Value {
-    /// Text (ids, times, words, JSON).
-    Text(String),
-    /// SQL `NULL`.
-    Null,
-}
-
-impl Value {
-    /// The text `v` (an id, a time, a word).
-    pub(crate) fn text(v: impl AsRef<str>) -> Value {
-        Value::Text(v.as_ref().to_string())
-    }
-
-    /// The text `v`, or `NULL` when there is none.
-    pub(crate) fn opt(v: Option<impl AsRef<str>>) -> Value {
-        v.map_or(Value::Null, Value::text)
-    }
-
-    /// The value as a PostgreSQL literal.
-    pub(super) fn literal(&self) -> String {
-        match self {
-            Value::Text(t) => literal(t),
-            Value::Null => "NULL".to_string(),
-        }
-    }
-}
+use super::value::{enough, parameters, renumber, Value};
+use crate::error::Result;
 
 /// A statement whose answer nobody reads, sent later with others: its SQL
 /// (whose `$1`, `$2`, … are its own values) and its values.
@@ -62,16 +34,19 @@ impl Deferred {
     }
 
     /// Runs the statement now, on its own.
-    pub(crate) async fn run(&self, conn: &mut AnyConnection) -> sqlx::Result<u64> {
-        Ok(self.query().execute(conn).await?.rows_affected())
+    pub(crate) async fn run(&self, conn: &mut AnyConnection) -> Result<u64> {
+        Ok(self.query()?.execute(conn).await?.rows_affected())
     }
 
     /// Runs the statement now, on its own, and returns its rows.
-    pub(crate) async fn fetch_all(&self, conn: &mut AnyConnection) -> sqlx::Result<Vec<AnyRow>> {
-        self.query().fetch_all(conn).await
+    pub(crate) async fn fetch_all(&self, conn: &mut AnyConnection) -> Result<Vec<AnyRow>> {
+        Ok(self.query()?.fetch_all(conn).await?)
     }
 
-    fn query(&self) -> sqlx::query::Query<'_, sqlx::Any, <sqlx::Any as sqlx::Database>::Arguments> {
+    fn query(
+        &self,
+    ) -> Result<sqlx::query::Query<'_, sqlx::Any, <sqlx::Any as sqlx::Database>::Arguments>> {
+        enough(&self.sql, self.values.len(), parameters(&self.sql))?;
         let mut q = sqlx::query(sqlx::AssertSqlSafe(self.sql.as_str()));
         for v in &self.values {
             q = match v {
@@ -79,7 +54,7 @@ impl Deferred {
                 Value::Null => q.bind(None::<&str>),
             };
         }
-        q
+        Ok(q)
     }
 }
 
@@ -106,32 +81,48 @@ impl<'p> Batch<'p> {
         }
     }
 
-    /// Appends one statement with the values of its `$1`, `$2`, ….
-    pub(crate) fn push(&mut self, sql: &str, values: &[Value]) {
+    /// Appends one statement with the values of its `$1`, `$2`, …. A
+    /// statement given fewer values than its highest `$N` is an
+    /// `Error::Internal`, and the batch is left as it was.
+    pub(crate) fn push(&mut self, sql: &str, values: &[Value]) -> Result<()> {
+        let by_name = match self.binds {
+            true => None,
+            false => self
+                .prepared
+                .map(|p| p.execute(sql, values))
+                .transpose()?
+                .flatten(),
+        };
+        let highest = std::cell::Cell::new(0);
+        let text = if let Some(execute) = by_name {
+            execute
+        } else if values.is_empty() {
+            // A `$` may still be a parameter nobody gave a value for.
+            if sql.contains('$') {
+                enough(sql, 0, parameters(sql))?;
+            }
+            sql.to_string()
+        } else if self.binds {
+            let offset = self.values.len();
+            renumber(sql, |n| {
+                highest.set(highest.get().max(n));
+                format!("${}", n + offset)
+            })
+        } else {
+            renumber(sql, |n| {
+                highest.set(highest.get().max(n));
+                values.get(n - 1).map(Value::literal).unwrap_or_default()
+            })
+        };
+        enough(sql, values.len(), highest.get())?;
+        if self.binds {
+            self.values.extend_from_slice(values);
+        }
         if !self.sql.is_empty() {
             self.sql.push_str("; ");
         }
-        let by_name = match self.binds {
-            true => None,
-            false => self.prepared.and_then(|p| p.execute(sql, values)),
-        };
-        if let Some(execute) = by_name {
-            self.sql.push_str(&execute);
-        } else if values.is_empty() {
-            self.sql.push_str(sql);
-        } else if self.binds {
-            let offset = self.values.len();
-            self.sql
-                .push_str(&renumber(sql, |n| format!("${}", n + offset)));
-            self.values.extend_from_slice(values);
-        } else {
-            let text = renumber(sql, |n| {
-                values
-                    .get(n - 1)
-                    .map_or_else(|| "NULL".to_string(), Value::literal)
-            });
-            self.sql.push_str(&text);
-        }
+        self.sql.push_str(&text);
+        Ok(())
     }
 
     /// Whether nothing was pushed.
@@ -147,7 +138,11 @@ impl<'p> Batch<'p> {
 
     /// Sends every statement in one round trip and returns the rows they
     /// answered, in order.
-    pub(crate) async fn fetch_all(self, conn: &mut AnyConnection) -> sqlx::Result<Vec<AnyRow>> {
+    pub(crate) async fn fetch_all(self, conn: &mut AnyConnection) -> Result<Vec<AnyRow>> {
+        Ok(self.send(conn).await?)
+    }
+
+    async fn send(self, conn: &mut AnyConnection) -> sqlx::Result<Vec<AnyRow>> {
         if self.binds {
             let mut q = sqlx::query(sqlx::AssertSqlSafe(self.sql));
             for v in self.values {
@@ -165,71 +160,25 @@ impl<'p> Batch<'p> {
     }
 }
 
-/// `sql` with every parameter `$N` outside quoted strings and identifiers
-/// replaced by `to(N)`.
-pub(crate) fn renumber(sql: &str, to: impl Fn(usize) -> String) -> String {
-    let mut out = String::with_capacity(sql.len() + 16);
-    let mut quote: Option<char> = None;
-    let mut chars = sql.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        match quote {
-            Some(q) => {
-                out.push(c);
-                if c == q {
-                    quote = None;
-                }
-            }
-            None if c == '\'' || c == '"' => {
-                out.push(c);
-                quote = Some(c);
-            }
-            None if c == '$' => {
-                let start = i + 1;
-                let mut end = start;
-                while let Some(&(j, d)) = chars.peek() {
-                    if !d.is_ascii_digit() {
-                        break;
-                    }
-                    end = j + 1;
-                    chars.next();
-                }
-                match sql[start..end].parse::<usize>() {
-                    Ok(n) if n > 0 => out.push_str(&to(n)),
-                    _ => out.push_str(&sql[i..end]),
-                }
-            }
-            None => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn renumbering_skips_quotes_and_reads_whole_numbers() {
-        let sql = "SELECT $1, '$2', \"a$3\", $10, $1 || 'it''s $4', $";
-        assert_eq!(
-            renumber(sql, |n| format!("${}", n + 5)),
-            "SELECT $6, '$2', \"a$3\", $15, $6 || 'it''s $4', $"
-        );
-    }
-
-    #[test]
     fn bound_batches_number_every_statement_after_the_ones_before() {
         let mut b = Batch::new(true, None);
-        b.push("BEGIN IMMEDIATE", &[]);
+        b.push("BEGIN IMMEDIATE", &[]).unwrap();
         b.push(
             "INSERT INTO t VALUES ($1, $2)",
             &[Value::text("a"), Value::text("1")],
-        );
+        )
+        .unwrap();
         b.push(
             "UPDATE t SET b = $2 WHERE a = $1",
             &[Value::text("b"), Value::Null],
-        );
-        b.push("COMMIT", &[]);
+        )
+        .unwrap();
+        b.push("COMMIT", &[]).unwrap();
         assert_eq!(
             b.sql(),
             "BEGIN IMMEDIATE; INSERT INTO t VALUES ($1, $2); \
@@ -242,13 +191,47 @@ mod tests {
     fn literal_batches_carry_their_values_in_the_text() {
         let mut b = Batch::new(false, None);
         b.push(
-            "INSERT INTO t VALUES ($1, $2, $3, $10)",
+            "INSERT INTO t VALUES ($1, $2, $3, $1)",
             &[Value::text("it's $2"), Value::text("a\\b"), Value::Null],
-        );
-        b.push("COMMIT", &[]);
+        )
+        .unwrap();
+        b.push("COMMIT", &[]).unwrap();
         assert_eq!(
             b.sql(),
-            "INSERT INTO t VALUES (E'it''s $2', E'a\\\\b', NULL, NULL); COMMIT"
+            "INSERT INTO t VALUES (E'it''s $2', E'a\\\\b', NULL, E'it''s $2'); COMMIT"
         );
+    }
+
+    /// A value missing from a statement is the caller's bug: an error, never
+    /// a `NULL`, with bound values, with literals, by name or on its own.
+    #[test]
+    fn a_missing_value_is_an_internal_error() {
+        use crate::error::Error;
+        let prepared = Prepared::new(["INSERT INTO p VALUES ($1, $2)".to_string()]);
+        for (binds, prepared) in [(true, None), (false, None), (false, Some(&prepared))] {
+            let mut b = Batch::new(binds, prepared);
+            b.push("BEGIN", &[]).unwrap();
+            for (sql, values) in [
+                (
+                    "INSERT INTO t VALUES ($1, $2, $3)",
+                    vec![Value::text("a"), Value::Null],
+                ),
+                ("INSERT INTO p VALUES ($1, $2)", vec![Value::text("a")]),
+                ("DELETE FROM t WHERE a = $1", vec![]),
+            ] {
+                match b.push(sql, &values) {
+                    Err(Error::Internal(m)) => assert!(m.contains(sql), "{m}"),
+                    other => panic!("{binds} {sql}: {other:?}"),
+                }
+            }
+            assert_eq!(
+                b.sql(),
+                "BEGIN",
+                "a refused statement leaves the batch as it was"
+            );
+            assert!(b.values.is_empty());
+        }
+        let lone = Deferred::new("DELETE FROM t WHERE a = $1 AND b = $2", vec![Value::Null]);
+        assert!(matches!(lone.query(), Err(Error::Internal(_))));
     }
 }

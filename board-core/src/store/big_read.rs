@@ -20,19 +20,21 @@ use sqlx::FromRow;
 use super::{Backend, Conns};
 use crate::error::Result;
 
-/// The rows of `SELECT {columns} {from} ORDER BY {order}`, with `key` bound
-/// as `$1`, each as a `T`: a tuple of the columns, in their order. `columns`
-/// are plain names (the JSON array on SQLite names them again).
-pub(crate) async fn big_read<T>(
+/// The rows of `SELECT {columns} {from} ORDER BY {order}`, with `key` (a
+/// typed id, bound as its text) bound as `$1`, each as a `T`: read from the
+/// JSON array of the columns in their order (SQLite), or from the row by
+/// name. `columns` are plain names (the JSON array on SQLite names them again).
+pub(crate) async fn big_read<T, K>(
     conns: &Conns,
     backend: Backend,
     columns: &str,
     from: &str,
     order: &str,
-    key: &str,
+    key: &K,
 ) -> Result<Vec<T>>
 where
     T: DeserializeOwned + for<'r> FromRow<'r, AnyRow> + Send + Unpin,
+    K: for<'q> sqlx::Encode<'q, sqlx::Any> + sqlx::Type<sqlx::Any> + Sync,
 {
     if let Some(sql) = backend.big_read_json_sql(columns, from, order) {
         let mut conn = conns.acquire().await?;
@@ -106,8 +108,9 @@ mod tests {
                 .unwrap();
         }
         conn.give_back();
+        let (k, x) = ("k".to_string(), "x".to_string());
         let read = |backend| {
-            big_read::<Columns>(&conns, backend, "s, n, o", "FROM t WHERE k = $1", "n", "k")
+            big_read::<Columns, _>(&conns, backend, "s, n, o", "FROM t WHERE k = $1", "n", &k)
         };
         let json = read(Backend::Sqlite).await.unwrap();
         let rows = read(Backend::Postgres).await.unwrap();
@@ -115,13 +118,13 @@ mod tests {
         assert_eq!(json.len(), texts.len());
         assert_eq!(json[0], (texts[1].to_string(), i64::MIN, None));
         assert_eq!(json[4], (texts[0].to_string(), i64::MAX, Some("o0".into())));
-        let none = big_read::<Columns>(
+        let none = big_read::<Columns, _>(
             &conns,
             Backend::Sqlite,
             "s, n, o",
             "FROM t WHERE k = $1",
             "n",
-            "x",
+            &x,
         );
         assert!(none.await.unwrap().is_empty());
     }

@@ -14,6 +14,15 @@
 //! connection that sits on this stack: a permit per connection the pool may
 //! open, and a taker that finds the stack empty waits in sqlx's pool and for a
 //! connection given back here, whichever comes first.
+//!
+//! A connection goes on the stack only once everything sent on it was answered: a statement
+//! read to its last row, a write committed. One whose statement failed, whose reader stopped
+//! midway, or whose future was dropped (a client gone) goes back to sqlx. A kept connection
+//! that sat there for `IDLE_PING` or more is pinged before it is handed out. sqlx's acquire
+//! runs as a task of its own, so one overtaken by a connection given back still finishes and
+//! its connection is kept (dropped midway, it left PostgreSQL sessions behind). `close` hands
+//! the kept connections back to sqlx first. A statement run on `&Conns` as an `Executor`
+//! reaches its reader through a channel, `ROWS_PER_SEND` rows at a time.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

@@ -1,10 +1,20 @@
-//! Every difference between the two SQL dialects, as methods of [`Backend`]:
-//! the one place in the crate that matches on the backend. Each method says
-//! what it is for; callers state *what* they need, never *which* database.
+//! Every difference between the two SQL dialects, as methods of [`Backend`]: the one place in
+//! the crate that matches on the backend (`no_other_file_matches_on_the_backend` fails when
+//! another source names a backend's variant). Each method says what it is for; callers state
+//! *what* they need, never *which* database.
+//!
+//! What differs: a new connection's set-up (`connection_setup`); the forms of `BEGIN`; row and
+//! table locks, and whether `BEGIN` rides with the first lock (`fuses_begin_with_lock`); the
+//! column sets' gate (`set_gate_sql`: PostgreSQL advisory locks, shared by a move to a
+//! column's end, exclusive for every writer of a set); whether a batch binds its values or
+//! writes them as literals; id SQL for set-based inserts; epoch arithmetic (the flow); a big
+//! read as one JSON text (SQLite); the outbox statement and the horizon's reads; the seqs of
+//! events and comments; the catalog reads of a copy.
 
 use std::sync::LazyLock;
 
 use super::outbox::{OutboxRow, PENDING_POSITION_JSON};
+use super::value::literal;
 use super::Backend;
 
 static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -504,15 +514,6 @@ fn with_position(data: &str, card: &str) -> String {
     )
 }
 
-/// `value` as a PostgreSQL string literal. The values are ids, a type, a time
-/// and JSON text written by serde_json, which escapes every control character,
-/// so they hold no NUL; quotes are doubled, and an escape string (`E'…'`) with
-/// backslashes doubled reads the same whatever `standard_conforming_strings`
-/// says.
-pub(super) fn literal(value: &str) -> String {
-    format!("E'{}'", value.replace('\\', "\\\\").replace('\'', "''"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -599,10 +600,5 @@ mod tests {
             "{pending}"
         );
         assert!(pending.contains("FROM cards WHERE id = $5"), "{pending}");
-    }
-
-    #[test]
-    fn literals_quote_quotes_and_backslashes() {
-        assert_eq!(literal("a'b\\c"), "E'a''b\\\\c'");
     }
 }

@@ -5,16 +5,42 @@
 //!
 //! Every difference between SQLite and PostgreSQL is a method of [`Backend`]
 //! in `dialect.rs`; nothing else in the crate matches on the backend.
+//!
+//! **One code path.** Every statement runs through sqlx's `Any` driver, with `$N` placeholders
+//! only. Ids and times are TEXT (times are fixed-width RFC 3339 UTC with milliseconds, so they
+//! sort as text); flags are INTEGER/BIGINT 0/1 (`flag`). `migrations/sqlite` and
+//! `migrations/postgres` hold the same versions (`tests/e2e/schema.rs` compares the schemas
+//! they build), and they run on every server start and every CLI command.
+//!
+//! **Connections.** `connect` creates a missing SQLite file (or refuses it with
+//! `Error::NoDatabase`, as the CLI asks) and switches it to WAL; every new connection runs
+//! `Backend::connection_setup` (SQLite: `busy_timeout` of 60 s, the backstop against other
+//! processes, `synchronous = NORMAL`, the page cache, `mmap_size`, no checkpoint in commits;
+//! PostgreSQL: `jit = off`). On PostgreSQL it also prepares the hot statements (`Prepared`),
+//! which needs the tables, so the migrations run first on a connection of their own.
+//!
+//! **Pings.** sqlx pings every connection it hands out: a round trip in front of every
+//! request's first statement. Here a connection is pinged only when it sat idle for
+//! `IDLE_PING` (5 s) or more; sqlx still pings every connection it takes back, off the
+//! request's path, and closes a broken one. The price: after an outage shorter than 5 s, a
+//! connection broken while it sat idle answers one request with 503 before it is dropped.
+//! Connections given back whole skip even sqlx's ping (`conns.rs`).
+//!
+//! **Out of reach.** Errors that mean the database cannot be reached now (transport errors,
+//! pool time-outs, PostgreSQL classes `08` and `57P` and `53300`, SQLite busy or locked past
+//! `busy_timeout`) become `Error::Unavailable`: 503 `UNAVAILABLE` with `Retry-After`. An
+//! operation waits at most `Options::acquire_timeout` (5 s by default) for a connection.
 
 mod batch;
 mod big_read;
 mod checkpoint;
 mod conns;
 mod dialect;
-mod group;
 mod outbox;
 mod prepared;
+mod queue;
 mod tx;
+mod value;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -24,12 +50,14 @@ use sqlx::{AnyConnection, AnyPool, Connection, Executor};
 
 use crate::error::{Error, Result};
 
-pub(crate) use batch::{Deferred, Value};
+pub(crate) use batch::Deferred;
 pub(crate) use big_read::big_read;
 pub(crate) use conns::{Conn, Conns};
 pub(crate) use outbox::{OnCommit, OutboxRow, PENDING_POSITION};
 pub(crate) use prepared::Prepared;
-pub(crate) use tx::{column_version_bump, Lock, WriteQueue, WriteTx, COLUMN_VERSION_SQL};
+pub(crate) use queue::WriteQueue;
+pub(crate) use tx::{column_version_bump, Lock, WriteTx, COLUMN_VERSION_SQL};
+pub(crate) use value::Value;
 
 impl Backend {
     /// The statements every connection prepares (PostgreSQL; none on SQLite,

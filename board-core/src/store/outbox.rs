@@ -1,13 +1,31 @@
-//! The outbox rows a write transaction commits with its change (contract §11),
-//! as plain data: what an event is, and who is told of a commit, belong to
-//! `events`.
+//! The outbox rows a write transaction commits with its change (contract §11), as plain data
+//! ([`OutboxRow`]): what an event is belongs to `change` and `events`, and who is told of a
+//! commit is an [`OnCommit`].
+//!
+//! [`commit`] sends the deferred statements, the outbox `INSERT` and `COMMIT` in one round
+//! trip, so an event commits with its change or not at all (a refused request never reaches
+//! the commit). The statement differs by backend (`Backend::commit_statement`). SQLite: one
+//! multi-row `INSERT … VALUES ($1, …)` with bound values; its text depends only on the number
+//! of rows (at most [`ROWS_PER_STATEMENT`] a statement), so sqlx keeps it prepared and an
+//! event costs no parse inside the write lock. PostgreSQL: several statements go in one
+//! message only through the simple-query protocol, which takes no parameters, so the rows go
+//! as escaped literals, after `SELECT pg_current_xact_id() IS NOT NULL` (a write takes its
+//! xid before its seq: `events/horizon.rs`). One event, the common case, runs those
+//! statements prepared, by name (`Backend::one_event_statements`).
+//!
+//! A move to a column's end under `Lock::ColumnGate` learns its position only in the commit's
+//! round trip: its event's `data` holds [`PENDING_POSITION`] for the card
+//! (`OutboxRow::position_of`) until the outbox statement of the same round trip writes the
+//! position the card took, by a `replace` in SQL.
 
 use sqlx::any::AnyRow;
 use sqlx::AnyConnection;
 
-use super::batch::{Batch, Deferred, Value};
+use super::batch::{Batch, Deferred};
 use super::prepared::Prepared;
+use super::value::Value;
 use super::Backend;
+use crate::error::Result;
 use crate::ids::{CardId, WorkspaceId};
 use crate::time::Timestamp;
 
@@ -72,11 +90,11 @@ pub(crate) async fn commit(
     rows: &[OutboxRow],
     prepared: &Prepared,
     conn: &mut AnyConnection,
-) -> std::result::Result<Vec<AnyRow>, sqlx::Error> {
+) -> Result<Vec<AnyRow>> {
     let binds = backend.binds_batch_values();
     let mut batch = Batch::new(binds, Some(prepared));
     for d in deferred {
-        batch.push(&d.sql, &d.values);
+        batch.push(&d.sql, &d.values)?;
     }
     let mut last = rows;
     if binds && rows.len() > ROWS_PER_STATEMENT {
@@ -100,15 +118,15 @@ pub(crate) async fn commit(
     if let (Some([xid, insert, pending]), [row]) = (backend.one_event_statements(), last) {
         // PostgreSQL, one event: its prepared statements, by name.
         let mut values: Vec<Value> = row.values().map(Value::text).into();
-        batch.push(xid, &[]);
+        batch.push(xid, &[])?;
         match &row.position_of {
             Some(card) => {
                 values.push(Value::text(card));
-                batch.push(pending, &values);
+                batch.push(pending, &values)?;
             }
-            None => batch.push(insert, &values),
+            None => batch.push(insert, &values)?,
         }
-        batch.push("COMMIT", &[]);
+        batch.push("COMMIT", &[])?;
         return batch.fetch_all(conn).await;
     }
     let values: Vec<Value> = match binds {
@@ -118,7 +136,7 @@ pub(crate) async fn commit(
             .collect(),
         false => Vec::new(),
     };
-    batch.push(&backend.commit_statement(last), &values);
+    batch.push(&backend.commit_statement(last), &values)?;
     batch.fetch_all(conn).await
 }
 

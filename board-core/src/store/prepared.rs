@@ -1,20 +1,28 @@
-//! PostgreSQL: the statements every connection prepares when it opens, so
-//! that a [`Batch`](super::batch::Batch) (one simple query, which takes no
-//! parameters) runs them by name, `EXECUTE name(literals)`, with a plan
-//! PostgreSQL keeps, instead of parsing and planning their text with
-//! literals at every write.
+//! PostgreSQL: the statements every connection prepares when it opens, so that a
+//! [`Batch`](super::batch::Batch) (one simple query, which takes no parameters) runs them by
+//! name, `EXECUTE name(literals)`, with a plan PostgreSQL keeps, instead of parsing and
+//! planning their text with literals at every write.
 //!
-//! The texts are the hot writes' fused and deferred statements, handed over
-//! by the crate when it opens a board ([`Prepared::new`]); a statement not
-//! among them is sent as its text with literals, as before. Every parameter
-//! is `text`, as sqlx binds a [`Value`] when the same statement runs on its
-//! own ([`Deferred::run`](super::batch::Deferred::run)), so both paths type
-//! it alike.
+//! The texts are the hot writes' fused and deferred statements (the locks, a card write's
+//! re-read, a new card's column, a history entry, a new comment, its words, one event),
+//! handed over by the crate when it opens a board (`hot_statements` in `lib.rs`, then
+//! `Backend::prepared` adds the store's own). A pool's connections `PREPARE` them in their
+//! set-up round trip; the migrations run first, on a connection of their own, since `PREPARE`
+//! needs the tables. Every parameter is `text`, as sqlx binds a [`Value`] when the same
+//! statement runs on its own ([`Deferred::run`](super::batch::Deferred::run)), so both paths
+//! type it alike.
+//!
+//! The invariant: **a statement a batch sends is prepared only under its exact text**. So each
+//! hot statement's text is built by one function or constant (`history::ENTRY_SQL`,
+//! `comments::insert_sql`, `search::index::insert_sql`, …), used both by the statement and by
+//! the list. A text not in the list is sent with literals, as before: slower, never wrong.
+//! `board-server/tests/statements.rs` checks on PostgreSQL that a comment `POST` and a move
+//! send no hot statement's text, only names.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 
-use super::batch::{renumber, Value};
+use super::value::{enough, parameters, Value};
+use crate::error::Result;
 
 /// The prepared statements: each text's name and number of parameters.
 #[derive(Debug, Default)]
@@ -50,31 +58,20 @@ impl Prepared {
             .join("; ")
     }
 
-    /// `sql` run by name with `values` as literals, when it is prepared.
-    pub(crate) fn execute(&self, sql: &str, values: &[Value]) -> Option<String> {
-        let (name, n) = self.by_text.get(sql)?;
+    /// `sql` run by name with `values` as literals, when it is prepared
+    /// (`None` when not); fewer values than its parameters is an
+    /// `Error::Internal`.
+    pub(crate) fn execute(&self, sql: &str, values: &[Value]) -> Result<Option<String>> {
+        let Some((name, n)) = self.by_text.get(sql) else {
+            return Ok(None);
+        };
+        enough(sql, values.len(), *n)?;
         if *n == 0 {
-            return Some(format!("EXECUTE {name}"));
+            return Ok(Some(format!("EXECUTE {name}")));
         }
-        let args: Vec<String> = (0..*n)
-            .map(|i| {
-                values
-                    .get(i)
-                    .map_or_else(|| "NULL".to_string(), Value::literal)
-            })
-            .collect();
-        Some(format!("EXECUTE {name}({})", args.join(", ")))
+        let args: Vec<String> = values[..*n].iter().map(Value::literal).collect();
+        Ok(Some(format!("EXECUTE {name}({})", args.join(", "))))
     }
-}
-
-/// The highest `$N` of `sql` (outside quotes): its number of parameters.
-fn parameters(sql: &str) -> usize {
-    let most = Cell::new(0);
-    renumber(sql, |n| {
-        most.set(most.get().max(n));
-        String::new()
-    });
-    most.get()
 }
 
 #[cfg(test)]
@@ -93,18 +90,20 @@ mod tests {
             "PREPARE board_p0 (text, text, text) AS INSERT INTO t VALUES ($1, $3, '$9'); \
              PREPARE board_p1 AS SELECT 1"
         );
+        let three = [Value::text("it's"), Value::Null, Value::text("c")];
         assert_eq!(
-            p.execute(
-                "INSERT INTO t VALUES ($1, $3, '$9')",
-                &[Value::text("it's"), Value::Null]
-            )
-            .as_deref(),
-            Some("EXECUTE board_p0(E'it''s', NULL, NULL)")
+            p.execute("INSERT INTO t VALUES ($1, $3, '$9')", &three)
+                .unwrap()
+                .as_deref(),
+            Some("EXECUTE board_p0(E'it''s', NULL, E'c')")
         );
+        assert!(p
+            .execute("INSERT INTO t VALUES ($1, $3, '$9')", &three[..2])
+            .is_err());
         assert_eq!(
-            p.execute("SELECT 1", &[]).as_deref(),
+            p.execute("SELECT 1", &[]).unwrap().as_deref(),
             Some("EXECUTE board_p1")
         );
-        assert_eq!(p.execute("SELECT 2", &[]), None);
+        assert_eq!(p.execute("SELECT 2", &[]).unwrap(), None);
     }
 }

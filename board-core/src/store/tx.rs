@@ -1,16 +1,87 @@
-//! The write transaction and its locks.
+//! The write transaction ([`WriteTx`]) and its locks ([`Lock`]).
+//!
+//! **Locked by construction.** A `WriteTx` is opened only by an operation, through `Board`:
+//! `Board::write(Lock::…)` (with the lock it decides under: `begin_locked`), then `tx.lock(…)`
+//! for more; `Board::write_unlocked()` (`begin`: a change that decides nothing another writer
+//! changes, backed by unique and foreign keys); or `Board::write_at_commit()`
+//! (`begin_at_commit`: a change that only adds rows guarded by their foreign keys). SQLite:
+//! `BEGIN IMMEDIATE`, after this process's earlier writers (`queue.rs`), so each lock is only
+//! an existence check. PostgreSQL: `BEGIN`, then `… FOR NO KEY UPDATE` on the locked row(s); a
+//! missing row is the lock's 404 (403 for settings). A `WriteTx` dropped without its commit
+//! rolls back before the next turn; unique indexes and foreign keys are the backstop.
+//!
+//! **Lock order.** Parent first: workspace and settings, then column sets in id order
+//! (`Lock::ColumnSets` locks several in one statement; `ColumnIn` and `ColumnGate` share
+//! their sets' gate), then a card, then a webhook. A lock out of order is `Error::Internal`,
+//! in release builds too (`a_lock_out_of_order_is_an_error`).
+//!
+//! **Versions.** Every lock statement advances its row's `version` (`UPDATE … SET version =
+//! version + 1 … RETURNING … version - 1`): the same one statement and row lock, and the
+//! version returned is what an `If-Match` compares under the lock (contract §22). Two bumps of
+//! one row are serialized by its lock, so a version only grows, in commit order. Every table a
+//! `Lock` names has a `version` column; `Lock::ColumnIn` advances `column_versions.version`.
+//!
+//! **Round trips.** Every statement is a round trip (SQLite: a hop to sqlx's connection
+//! thread, paid inside the write lock by every writer queued behind it; PostgreSQL: the
+//! network). So `begin_locked` sends `BEGIN` with its first lock and the read that decides
+//! under it, where `Backend::fuses_begin_with_lock` says so; a failed fused send leaves the
+//! connection to `Drop`'s `ROLLBACK`, which closes it when that fails. Statements whose answer
+//! nobody reads are deferred ([`WriteTx::defer`]) and sent by `commit` with the outbox rows
+//! and `COMMIT`, in one round trip; `commit_reading` returns what they answered (a
+//! `RETURNING`).
+//!
+//! **The rule of deferred statements**: defer only what nothing after it reads, and once
+//! something is deferred, run nothing more on the connection (it would run before them; debug
+//! builds panic). They run in the order queued, before the outbox `INSERT`, after every lock
+//! and every read that decided, so they never move a check. One that fails fails the commit:
+//! the transaction rolls back whole (no row, no event, no version advanced) and the operation
+//! returns `Error::Database`; so only statements that hit no constraint a rule maps (such as
+//! `cards_position`) are deferred. Tests: `deferred_statements_run_in_order_at_the_commit`,
+//! `a_failing_deferred_statement_rolls_back_everything`.
+//!
+//! A write opened by `begin_at_commit` may only defer: its `BEGIN` goes with its deferred
+//! statements, events and `COMMIT`, one round trip in all; dropped before its commit, it sent
+//! nothing. On SQLite it takes no connection and no turn: its commit joins the next turn's
+//! group (`queue.rs`).
+//!
+//! **What each write locks**, and decides under the lock:
+//!
+//! - `update_settings`: `Lock::Settings`; the current settings, merged with the patch.
+//! - column writes (create, update, reorder, delete): `Lock::Workspace`, then
+//!   `Lock::ColumnSet` (`Board::write_columns`; the workspace's version keys the processes'
+//!   column listings); the set's size, positions and done mark, a `MOVE` target with its hard
+//!   WIP limit and count; a deletion with `DELETE` also locks the column's cards.
+//! - `create_card`: `Lock::ColumnSet` of the set in effect; the target column, its WIP room,
+//!   the last position or the anchor and its neighbour.
+//! - a card's update without a `columnId` or with a placement, archive, restore:
+//!   `Lock::ColumnSets` (its current set and its set in effect); the card re-read, the
+//!   target's room, the anchor and its neighbour.
+//! - an update with a `columnId` and no placement (a move to that column's end, with or
+//!   without a rename): `Lock::ColumnIn`, or `Lock::ColumnGate` on PostgreSQL
+//!   (`cards/write.rs`); the card, the target's name, room and end.
+//! - `delete_card`: the card's sets, then `Lock::CardDeleted`; its files, its comments' words.
+//! - a comment without images: no lock (`write_at_commit`); its card's foreign key guards it.
+//! - a comment with images, a comment's edit or deletion, uploads, an attachment's deletion:
+//!   `Lock::Card`; the bound and loose images, the card still there.
+//! - links: `Lock::Workspace`; the pair and the cycle walk.
+//! - a webhook's update or deletion: `Lock::Webhook`; its `active` and position. The delivery
+//!   worker's own writes carry its lease condition instead (`webhooks/deliver.rs`).
+//! - workspaces, projects, accounts, tokens, members, `bootstrap`, token revocation, the
+//!   sweep: `write_unlocked()`; every row is new, or the change is one statement, and unique
+//!   names and foreign keys are the backstop.
 
 use std::sync::Arc;
 
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
-use tokio::sync::{Mutex, OwnedMutexGuard};
+use tokio::sync::OwnedMutexGuard;
 
-use super::batch::{Batch, Deferred, Value};
+use super::batch::{Batch, Deferred};
 use super::checkpoint::Commits;
-use super::group::Group;
 use super::outbox::{self, OnCommit, OutboxRow};
 use super::prepared::Prepared;
+use super::queue::{committed, WriteQueue};
+use super::value::Value;
 use super::{Backend, Conn, Conns};
 use crate::error::{Error, Result};
 use crate::ids::{CardId, ColumnId, ColumnSetId, WebhookId, WorkspaceId};
@@ -61,67 +132,6 @@ pub(crate) struct WriteTx {
     grouped: Option<WriteQueue>,
     /// PostgreSQL: what every connection prepared, run by name in batches.
     prepared: Arc<Prepared>,
-}
-
-/// The queue of this process's SQLite writers.
-///
-/// SQLite has one write lock per database. Writers that race for it in
-/// `BEGIN IMMEDIATE` are put to sleep by its busy handler and retry on a
-/// back-off (up to 100 ms a sleep), so whoever retries at the right moment
-/// wins and some writers wait for seconds. Inside one process, writers
-/// instead queue here, in arrival order (tokio's mutex is fair), and only the
-/// head of the queue asks SQLite for the lock. `busy_timeout` stays the
-/// backstop against other processes, such as the CLI.
-///
-/// Commits are told to the checkpoint task (`checkpoint.rs`), which copies
-/// the log into the database file outside the queue.
-#[derive(Debug, Clone)]
-pub(crate) struct WriteQueue {
-    pub(super) turn: Arc<Mutex<()>>,
-    pub(super) commits: Arc<Commits>,
-    /// The statements every connection of the pool prepared ([`Prepared`]).
-    pub(super) prepared: Arc<Prepared>,
-    /// SQLite: the commits of writes that sent nothing before, for the next
-    /// turn to commit together ([`super::group`]).
-    pub(super) group: Arc<Group>,
-    /// The pool a group's turn takes its connection from.
-    pub(super) pool: Conns,
-}
-
-impl WriteQueue {
-    /// An empty queue for a pool whose connections prepared `prepared`; for
-    /// SQLite, with the checkpoint task of `pool` started.
-    pub(crate) fn new(pool: &Conns, backend: Backend, prepared: Arc<Prepared>) -> WriteQueue {
-        let queue = WriteQueue {
-            turn: Arc::default(),
-            commits: Arc::new(Commits::new()),
-            prepared,
-            group: Arc::default(),
-            pool: pool.clone(),
-        };
-        if backend.is_embedded() {
-            super::checkpoint::spawn(pool.clone(), &queue.commits, queue.turn.clone());
-        }
-        queue
-    }
-
-    /// SQLite: waits for this process's turn to write (after its earlier
-    /// writers, in arrival order). PostgreSQL: no turn.
-    async fn wait(&self, backend: Backend) -> Option<Turn> {
-        match backend.is_embedded() {
-            true => Some(Turn {
-                guard: self.turn.clone().lock_owned().await,
-                commits: self.commits.clone(),
-            }),
-            false => None,
-        }
-    }
-}
-
-/// A writer's turn in the [`WriteQueue`], and whom its commit tells.
-struct Turn {
-    guard: OwnedMutexGuard<()>,
-    commits: Arc<Commits>,
 }
 
 /// A row a write transaction locks before it reads what decides its change.
@@ -313,11 +323,11 @@ impl WriteTx {
         let statement = lock_statement(backend, lock);
         let prepared = tx.prepared.clone();
         let mut batch = Batch::new(backend.binds_batch_values(), Some(&prepared));
-        batch.push(backend.begin_write(), &[]);
+        batch.push(backend.begin_write(), &[])?;
         let values: Vec<Value> = statement.binds.iter().map(Value::text).collect();
-        batch.push(&statement.sql, &values);
+        batch.push(&statement.sql, &values)?;
         if let Some(read) = read {
-            batch.push(&read.sql, &read.values);
+            batch.push(&read.sql, &read.values)?;
         }
         let rows = batch.fetch_all(tx.conn()).await?;
         // The lock's rows come first, each with its two columns.
@@ -355,9 +365,9 @@ impl WriteTx {
         let prepared = self.prepared.clone();
         let mut batch = Batch::new(self.backend.binds_batch_values(), Some(&prepared));
         for s in statements {
-            batch.push(&s.sql, &s.values);
+            batch.push(&s.sql, &s.values)?;
         }
-        Ok(batch.fetch_all(self.conn()).await?)
+        batch.fetch_all(self.conn()).await
     }
 
     /// Locks one more row for the rest of the transaction, after the locks
@@ -470,7 +480,7 @@ impl WriteTx {
             Err(e) => {
                 // Rolled back by `Drop`, before the next writer's turn.
                 self.tx = Some(tx);
-                return Err(e.into());
+                return Err(e);
             }
         };
         // The connection is given back before the turn goes to the next
@@ -478,24 +488,6 @@ impl WriteTx {
         committed(tx, self.commits.take().as_deref(), &self.on_commit, &events);
         drop(self.turn.take());
         Ok(rows)
-    }
-}
-
-/// What follows a commit once everything sent on `conn` was answered: the
-/// connection goes to the next operation, the checkpoint (`commits`, SQLite)
-/// and, when it wrote `events`, the feed are told.
-pub(super) fn committed(
-    conn: Conn,
-    commits: Option<&Commits>,
-    on_commit: &Arc<dyn OnCommit>,
-    events: &[OutboxRow],
-) {
-    conn.give_back();
-    if let Some(commits) = commits {
-        commits.committed();
-    }
-    if !events.is_empty() {
-        on_commit.committed();
     }
 }
 
@@ -730,7 +722,7 @@ impl std::ops::DerefMut for WriteTx {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{card, workspace, TempBoard};
+    use crate::testing::{card, on_both_backends, workspace, TempBoard};
     use crate::Board;
 
     /// A lock out of the parent-first order is refused in every build, before
@@ -750,17 +742,6 @@ mod tests {
         tx.lock(Lock::Card(&card.id)).await.unwrap();
         drop(tx);
         board.close().await;
-    }
-
-    /// The boards the deferred-statement tests run on: SQLite, and
-    /// PostgreSQL (a fresh database) when `BOARD_TEST_POSTGRES_URL` is set.
-    async fn boards(name: &str) -> Vec<TempBoard> {
-        let mut out = vec![TempBoard::sqlite(name).await];
-        match TempBoard::postgres(name).await {
-            Some(board) => out.push(board),
-            None => eprintln!("BOARD_TEST_POSTGRES_URL is not set: SQLite only"),
-        }
-        out
     }
 
     async fn card_of(board: &Board) -> (WorkspaceId, CardId) {
@@ -783,80 +764,6 @@ mod tests {
             .unwrap()
     }
 
-    /// Deferred statements run at the commit, in the order they were queued:
-    /// the UPDATE finds the row the INSERT queued before it wrote.
-    #[tokio::test]
-    async fn deferred_statements_run_in_order_at_the_commit() {
-        for board in boards("deferred-order").await {
-            let (ws, card) = card_of(&board).await;
-            let mut tx = board.write(Lock::Card(&card)).await.unwrap();
-            tx.defer(term("d1", "first", &ws, &card));
-            tx.defer(Deferred::new(
-                "UPDATE search_terms SET word = $2 WHERE doc_id = $1",
-                vec![Value::text("d1"), Value::text("second")],
-            ));
-            let sql = "SELECT COUNT(*) FROM search_terms WHERE doc_id = 'd1'";
-            assert_eq!(
-                count(&board, sql).await,
-                0,
-                "nothing runs before the commit"
-            );
-            tx.commit().await.unwrap();
-            let word: String =
-                sqlx::query_scalar("SELECT word FROM search_terms WHERE doc_id = 'd1'")
-                    .fetch_one(&board.pool)
-                    .await
-                    .unwrap();
-            assert_eq!(word, "second");
-            board.close().await;
-        }
-    }
-
-    /// A deferred statement that fails fails the commit: nothing of the
-    /// transaction stays (its other deferred rows, its event, the lock's
-    /// version), and the next write goes on.
-    #[tokio::test]
-    async fn a_failing_deferred_statement_rolls_back_everything() {
-        for board in boards("deferred-fail").await {
-            let (ws, card) = card_of(&board).await;
-            let events = count(&board, "SELECT COUNT(*) FROM events").await;
-            let version_sql = format!("SELECT version FROM cards WHERE id = '{}'", card.as_str());
-            let version = count(&board, &version_sql).await;
-            let mut tx = board.write(Lock::Card(&card)).await.unwrap();
-            tx.emit(OutboxRow {
-                workspace: ws.clone(),
-                kind: "card.updated",
-                data: "{}".into(),
-                at: crate::time::now(),
-                position_of: None,
-            });
-            tx.defer(term("d2", "w", &ws, &card));
-            tx.defer(term("d2", "w", &ws, &card)); // the same primary key
-            assert!(
-                tx.commit().await.is_err(),
-                "a duplicate key fails the commit"
-            );
-            let terms = "SELECT COUNT(*) FROM search_terms WHERE doc_id = 'd2'";
-            assert_eq!(count(&board, terms).await, 0);
-            assert_eq!(count(&board, "SELECT COUNT(*) FROM events").await, events);
-            assert_eq!(count(&board, &version_sql).await, version);
-            // The connection went back outside any transaction.
-            for _ in 0..3 {
-                let mut tx = board.write(Lock::Card(&card)).await.unwrap();
-                tx.defer(term("d3", "w", &ws, &card));
-                tx.commit().await.unwrap();
-                let mut tx = board.write(Lock::Card(&card)).await.unwrap();
-                tx.defer(Deferred::new(
-                    "DELETE FROM search_terms WHERE doc_id = 'd3'",
-                    vec![],
-                ));
-                tx.commit().await.unwrap();
-            }
-            assert_eq!(count(&board, &version_sql).await, version + 6);
-            board.close().await;
-        }
-    }
-
     fn event(ws: &WorkspaceId) -> OutboxRow {
         OutboxRow {
             workspace: ws.clone(),
@@ -867,55 +774,122 @@ mod tests {
         }
     }
 
+    on_both_backends! {
+    /// Deferred statements run at the commit, in the order they were queued:
+    /// the UPDATE finds the row the INSERT queued before it wrote.
+    async fn deferred_statements_run_in_order_at_the_commit(board) {
+        let (ws, card) = card_of(&board).await;
+        let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+        tx.defer(term("d1", "first", &ws, &card));
+        tx.defer(Deferred::new(
+            "UPDATE search_terms SET word = $2 WHERE doc_id = $1",
+            vec![Value::text("d1"), Value::text("second")],
+        ));
+        let sql = "SELECT COUNT(*) FROM search_terms WHERE doc_id = 'd1'";
+        assert_eq!(
+            count(&board, sql).await,
+            0,
+            "nothing runs before the commit"
+        );
+        tx.commit().await.unwrap();
+        let word: String =
+            sqlx::query_scalar("SELECT word FROM search_terms WHERE doc_id = 'd1'")
+                .fetch_one(&board.pool)
+                .await
+                .unwrap();
+        assert_eq!(word, "second");
+        board.close().await;
+    }
+
+    /// A deferred statement that fails fails the commit: nothing of the
+    /// transaction stays (its other deferred rows, its event, the lock's
+    /// version), and the next write goes on.
+    async fn a_failing_deferred_statement_rolls_back_everything(board) {
+        let (ws, card) = card_of(&board).await;
+        let events = count(&board, "SELECT COUNT(*) FROM events").await;
+        let version_sql = format!("SELECT version FROM cards WHERE id = '{}'", card.as_str());
+        let version = count(&board, &version_sql).await;
+        let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+        tx.emit(OutboxRow {
+            workspace: ws.clone(),
+            kind: "card.updated",
+            data: "{}".into(),
+            at: crate::time::now(),
+            position_of: None,
+        });
+        tx.defer(term("d2", "w", &ws, &card));
+        tx.defer(term("d2", "w", &ws, &card)); // the same primary key
+        assert!(
+            tx.commit().await.is_err(),
+            "a duplicate key fails the commit"
+        );
+        let terms = "SELECT COUNT(*) FROM search_terms WHERE doc_id = 'd2'";
+        assert_eq!(count(&board, terms).await, 0);
+        assert_eq!(count(&board, "SELECT COUNT(*) FROM events").await, events);
+        assert_eq!(count(&board, &version_sql).await, version);
+        // The connection went back outside any transaction.
+        for _ in 0..3 {
+            let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+            tx.defer(term("d3", "w", &ws, &card));
+            tx.commit().await.unwrap();
+            let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+            tx.defer(Deferred::new(
+                "DELETE FROM search_terms WHERE doc_id = 'd3'",
+                vec![],
+            ));
+            tx.commit().await.unwrap();
+        }
+        assert_eq!(count(&board, &version_sql).await, version + 6);
+        board.close().await;
+    }
+
     /// A write opened by `write_at_commit` sends nothing before its commit:
     /// dropped, it leaves nothing; committed, its `BEGIN` goes with its rows
     /// and events (one transaction: a failing statement rolls back all), and
     /// the connections go back outside any transaction.
-    #[tokio::test]
-    async fn a_write_at_commit_sends_its_begin_with_the_commit() {
-        for board in boards("at-commit").await {
-            let (ws, card) = card_of(&board).await;
-            let events = count(&board, "SELECT COUNT(*) FROM events").await;
-            for _ in 0..3 {
-                let mut tx = board.write_at_commit().await.unwrap();
-                tx.defer(term("a1", "w", &ws, &card));
-                drop(tx);
-            }
+    async fn a_write_at_commit_sends_its_begin_with_the_commit(board) {
+        let (ws, card) = card_of(&board).await;
+        let events = count(&board, "SELECT COUNT(*) FROM events").await;
+        for _ in 0..3 {
             let mut tx = board.write_at_commit().await.unwrap();
-            tx.defer(term("a2", "w", &ws, &card));
-            tx.emit(event(&ws));
+            tx.defer(term("a1", "w", &ws, &card));
+            drop(tx);
+        }
+        let mut tx = board.write_at_commit().await.unwrap();
+        tx.defer(term("a2", "w", &ws, &card));
+        tx.emit(event(&ws));
+        tx.commit().await.unwrap();
+        let mut tx = board.write_at_commit().await.unwrap();
+        tx.defer(term("a3", "w", &ws, &card));
+        tx.defer(term("a3", "w", &ws, &card)); // the same primary key
+        tx.emit(event(&ws));
+        assert!(
+            tx.commit().await.is_err(),
+            "a duplicate key fails the commit"
+        );
+        let terms =
+            |doc: &str| format!("SELECT COUNT(*) FROM search_terms WHERE doc_id = '{doc}'");
+        assert_eq!(count(&board, &terms("a1")).await, 0, "dropped: nothing");
+        assert_eq!(count(&board, &terms("a2")).await, 1, "committed");
+        assert_eq!(count(&board, &terms("a3")).await, 0, "failed: nothing");
+        assert_eq!(
+            count(&board, "SELECT COUNT(*) FROM events").await,
+            events + 1
+        );
+        for n in 0..4 {
+            let mut tx = board.write(Lock::Card(&card)).await.unwrap();
+            tx.defer(term(&format!("b{n}"), "w", &ws, &card));
             tx.commit().await.unwrap();
             let mut tx = board.write_at_commit().await.unwrap();
-            tx.defer(term("a3", "w", &ws, &card));
-            tx.defer(term("a3", "w", &ws, &card)); // the same primary key
-            tx.emit(event(&ws));
-            assert!(
-                tx.commit().await.is_err(),
-                "a duplicate key fails the commit"
-            );
-            let terms =
-                |doc: &str| format!("SELECT COUNT(*) FROM search_terms WHERE doc_id = '{doc}'");
-            assert_eq!(count(&board, &terms("a1")).await, 0, "dropped: nothing");
-            assert_eq!(count(&board, &terms("a2")).await, 1, "committed");
-            assert_eq!(count(&board, &terms("a3")).await, 0, "failed: nothing");
-            assert_eq!(
-                count(&board, "SELECT COUNT(*) FROM events").await,
-                events + 1
-            );
-            for n in 0..4 {
-                let mut tx = board.write(Lock::Card(&card)).await.unwrap();
-                tx.defer(term(&format!("b{n}"), "w", &ws, &card));
-                tx.commit().await.unwrap();
-                let mut tx = board.write_at_commit().await.unwrap();
-                tx.defer(term(&format!("c{n}"), "w", &ws, &card));
-                tx.commit().await.unwrap();
-            }
-            // Two characters: the card's own title row has its id (24
-            // characters, which may begin with b or c) as its doc_id.
-            let all = "SELECT COUNT(*) FROM search_terms \
-                       WHERE (doc_id LIKE 'b%' OR doc_id LIKE 'c%') AND LENGTH(doc_id) = 2";
-            assert_eq!(count(&board, all).await, 8);
-            board.close().await;
+            tx.defer(term(&format!("c{n}"), "w", &ws, &card));
+            tx.commit().await.unwrap();
         }
+        // Two characters: the card's own title row has its id (24
+        // characters, which may begin with b or c) as its doc_id.
+        let all = "SELECT COUNT(*) FROM search_terms \
+                   WHERE (doc_id LIKE 'b%' OR doc_id LIKE 'c%') AND LENGTH(doc_id) = 2";
+        assert_eq!(count(&board, all).await, 8);
+        board.close().await;
+    }
     }
 }

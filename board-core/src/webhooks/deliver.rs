@@ -22,6 +22,23 @@
 //!   timeout or a refused connection is retried after 1 s, 2 s, 4 s, … up to
 //!   5 min; after failing for [`WebhookSettings::give_up`] the webhook turns
 //!   inactive with the reason in `lastError`.
+//!
+//! The worker wakes on this process's commits (a counter the outbox's `OnCommit` bumps),
+//! waits [`GATHER`] so that the events of a busy moment are read once for all of them, and
+//! polls every `events::POLL` for other processes' commits. It looks for leases to take every
+//! [`WebhookSettings::scan`] (`BOARD_WEBHOOK_SCAN`, hidden; the statement budget test sets it
+//! to an hour, so that its worker looks at start only). It does not start the stream reader
+//! of `events`: reading up to the reader's position made every commit pay the reader's reads
+//! and its broadcast. Each event is decided (filter, first attempt) on a
+//! read of the webhook under [`GATHER`] old, and the webhook is read again before every retry,
+//! so a delivery may start up to that long after a DELETE or PATCH commits, never later.
+//!
+//! Leases, `failingSince` and the give-up are measured on the wall clock, never on
+//! `time::now()`, which a busy process runs ahead of the wall clock to keep its times
+//! strictly increasing. Servers whose clocks differ by more than [`LEASE_MARGIN`] could
+//! overlap. On graceful shutdown a worker releases its leases, so a restarted server resumes
+//! at once. Grouping the position's writes is what keeps a webhook off the comment path's
+//! write lock on SQLite (BENCHMARKS.md).
 
 use std::collections::HashMap;
 use std::sync::Arc;

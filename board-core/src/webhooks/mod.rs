@@ -5,6 +5,19 @@
 //! This file holds the resource: its wire types and the five operations of
 //! the routes (Admin only; the CLI calls them as the operator). `target.rs`
 //! decides where a webhook may deliver; `deliver.rs` is the delivery worker.
+//!
+//! A change of a webhook's state or position is made under its row's lock (`Lock::Webhook`);
+//! the worker's own writes carry its lease condition instead. Secrets are stored as given
+//! (they must be, to sign), shown only in the answer of the creation, never listed; `board
+//! copy`, export and import carry them. What is signed is `<X-Board-Timestamp>.<body>`,
+//! HMAC-SHA256 in hex, sent as `sha256=…`; the body is the event's `data` line exactly as sent.
+//!
+//! Retention (`Admin::prune_events`) keeps every event above the lowest position of the
+//! active webhooks (positions pass other workspaces' events too, so one minimum holds all).
+//! An inactive webhook holds nothing back, and one that fails for the give-up time turns
+//! inactive, so what is kept for webhooks is bounded. A reactivation (`PATCH active: true`)
+//! moves the position up to `event_log.pruned_through` when retention removed events after
+//! it, and reports `skipped`: the seqs passed over, of every workspace (an upper bound).
 
 pub(crate) mod deliver;
 pub(crate) mod target;

@@ -8,6 +8,14 @@
 //! `url`, and again at every delivery, where the connection goes to the very
 //! addresses that passed ([`Resolver`]): no DNS answer given between the
 //! check and the connection (rebinding) and no redirect reaches inside.
+//!
+//! A URL is `http` or `https` with a host, at most 2000 characters. The host is resolved here
+//! (`tokio::net::lookup_host`; an address literal is itself), and the target is refused when
+//! any of its addresses is refused: an IPv4 address reached through an IPv6 form is judged as
+//! that IPv4 address. At delivery the client's DNS resolver is this same check
+//! ([`Resolver`]): reqwest connects only to the addresses it returned, so a name that answers
+//! a public address to the check and a private one to the connection cannot reach inside. No
+//! proxy is used (`no_proxy` in `deliver.rs`): a proxy would resolve the name itself.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 

@@ -1,6 +1,12 @@
 //! Attachment routes: `GET|POST /api/cards/[id]/attachments`,
 //! `DELETE /api/attachments/[id]`, and the multipart adapter both upload
 //! routes hand to board-core (which counts, writes and checks the bytes).
+//!
+//! `Multipart` adapts the body, parsed by `multer` while it streams, to core's
+//! `UploadSource`. A body that is not multipart is an empty upload, so it is refused (400
+//! `NO_FILE`) after the access checks, like any upload without a file. The body reaches
+//! multer paced (`PACE` bytes, then one "pending"), because multer copies all the connection
+//! holds into its buffer each time it reads.
 
 use std::time::Duration;
 

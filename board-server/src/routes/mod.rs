@@ -3,6 +3,19 @@
 //! handler gives its method, path template and documentation, and one line of
 //! the `route_table!` list below serves it. Every handler authenticates,
 //! calls one core operation and maps its result.
+//!
+//! From that one line come: the router (`Table`, `table.rs`, matches the path once, picks the
+//! method's handler, answers 404 `NOT_FOUND` or 405 `METHOD_NOT_ALLOWED` with `Allow`); the
+//! OpenAPI document (each declaration's one-operation document, merged, then
+//! `openapi::finish`); the `Allow` of a 405 and of a plain `OPTIONS`, and a preflight's
+//! methods; and the metrics label and the log's route, since the reply carries its
+//! `RouteTemplate`, so nothing matches the path a second time. `tests/e2e/openapi.rs`
+//! compares the document with the contract's routes and probes every method of every path.
+//!
+//! A handler takes one [`Request`]: the path parameter, read as a typed id by `path_id`
+//! (a malformed id is a 404), and the query, headers, credential and body, each read on
+//! demand. Something parsed before a fused read reports its error only after the credential
+//! is checked (`Request::after_credential`), so 401 still comes first.
 
 mod attachments;
 mod cards;

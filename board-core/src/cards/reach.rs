@@ -1,20 +1,27 @@
-//! The reads fused with the credential check: a card list's reach and tag,
-//! or a card write's reach, read in the statement that checks a bearer token
-//! (401, then 404, then 403), and the board payload built from its rows by
-//! position.
+//! The reads fused with the credential check: a card list's reach and tag (`card_list_tag`:
+//! the card's comments, history, relations or attachments), or a card write's reach
+//! (`reach_card_as`, for the comment `POST`), read in the statement that checks a bearer token.
+//!
+//! The server hands these a `Caller`: an `&Actor`, or a `&Bearer` (`Bearer::parse`: well
+//! formed, not yet checked; malformed or missing is 401 at once). The statement is driven from
+//! the token's row (`access::token_from`) and selects `access::TOKEN_COLUMNS` with the card, its
+//! workspace's membership of the token's account, and the list's versions. `Bearer::verify`
+//! then applies the one rule in the contract's order: 401 (no such token, a wrong secret,
+//! revoked, expired) before anything the row says, then 404 (no card), then 403 (no
+//! membership, or a role too low). The payload is reachable only through that row, so the
+//! check cannot be skipped. A comment `POST` so checked is then written as the token's
+//! account (`Actor::Account`). Tests: `tests/e2e/fused.rs`.
 
 use std::borrow::Cow;
 
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
+use super::CardList;
 use crate::access::{check_role_of, token_from, Actor, Bearer, Caller, Role, TOKEN_COLUMNS};
-use crate::cards::{BoardColumn, Card, CardList};
-use crate::columns::Column;
 use crate::error::{Error, Result};
 use crate::etag::ETag;
-use crate::ids::{AccountId, CardId, ColumnId, ProjectId, WorkspaceId};
-use crate::time::Timestamp;
+use crate::ids::{AccountId, CardId, WorkspaceId};
 use crate::Board;
 
 impl Board {
@@ -116,90 +123,4 @@ impl Board {
         check_role_of(role, min)?;
         Ok(row)
     }
-}
-
-/// A card's columns as they come: `card_columns!()`, in order.
-pub(crate) type CardColumns = (
-    String,
-    String,
-    Option<String>,
-    String,
-    String,
-    i64,
-    String,
-    String,
-    Option<String>,
-    Option<String>,
-);
-
-/// A card from its columns.
-pub(crate) fn card_of(
-    (id, ws, project, column, title, position, created, updated, by, archived): CardColumns,
-) -> Card {
-    Card {
-        id: CardId::from_db(id),
-        workspace_id: WorkspaceId::from_db(ws),
-        project_id: project.map(ProjectId::from_db),
-        column_id: ColumnId::from_db(column),
-        title,
-        position,
-        created_at: Timestamp::from_db(created),
-        updated_at: Timestamp::from_db(updated),
-        created_by: by.map(AccountId::from_db),
-        archived_at: archived.map(Timestamp::from_db),
-    }
-}
-
-/// The columns of a card on the board: `card_columns!()` but the workspace,
-/// which the board's reader names, and `archived_at`, null on the board (two
-/// texts less to convert in each of a board's rows).
-pub(crate) const BOARD_CARD_COLUMNS: &str =
-    "id, project_id, column_id, title, position, created_at, updated_at, created_by";
-
-/// A board card's columns as they come: [`BOARD_CARD_COLUMNS`], in order.
-pub(crate) type BoardCardColumns = (
-    String,
-    Option<String>,
-    String,
-    String,
-    i64,
-    String,
-    String,
-    Option<String>,
-);
-
-/// A card of workspace `ws`'s board from its columns.
-pub(crate) fn board_card_of(
-    ws: &WorkspaceId,
-    (id, project, column, title, position, created, updated, by): BoardCardColumns,
-) -> Card {
-    let ws = ws.as_str().to_owned();
-    card_of((
-        id, ws, project, column, title, position, created, updated, by, None,
-    ))
-}
-
-/// The board's columns, each with its cards (`cards` in board order, each
-/// moved into its column: no copy), and whether it is over its WIP limit.
-pub(crate) fn board_columns(columns: Vec<Column>, cards: Vec<Card>) -> Vec<BoardColumn> {
-    let mut out: Vec<BoardColumn> = columns
-        .into_iter()
-        .map(|column| BoardColumn {
-            column,
-            over_limit: false,
-            cards: Vec::new(),
-        })
-        .collect();
-    for card in cards {
-        if let Some(c) = out.iter_mut().find(|c| c.column.id == card.column_id) {
-            c.cards.push(card);
-        }
-    }
-    for c in &mut out {
-        c.over_limit = c
-            .column
-            .wip_limit
-            .is_some_and(|l| c.cards.len() > usize::from(l.get()));
-    }
-    out
 }

@@ -1,19 +1,26 @@
-//! SQLite: writes that only add rows, committed together.
+//! SQLite: this process's queue of writers ([`WriteQueue`]), and the writes that only add
+//! rows, committed together ([`Group`]).
 //!
-//! A write opened by `WriteTx::begin_at_commit` sends nothing before its
-//! commit: its `BEGIN`, deferred statements, events and `COMMIT` go in one
-//! round trip. On SQLite each such commit waited for this process's write
-//! turn, and between two of them the lock sat idle while the next writer's
-//! task woke, took a connection and sent its batch (283 µs of every 720 µs
-//! in `latency`'s comment `POST`s, BENCHMARKS). So such a commit is queued
-//! here instead, and whoever gets the turn commits every commit queued by
-//! then, in arrival order, in one transaction: one round trip, one `COMMIT`.
-//! The others are answered when it ends, without a turn of their own.
+//! SQLite has one write lock per database. Writers that race for it in `BEGIN IMMEDIATE` sleep
+//! in its busy handler and retry on a back-off, so some wait for seconds. Inside one process,
+//! writers queue here instead, in arrival order (tokio's mutex is fair), and only the head of
+//! the queue asks SQLite for the lock. `busy_timeout` stays the backstop against other
+//! processes, such as the CLI. Commits are told to the checkpoint task (`checkpoint.rs`),
+//! which copies the log into the database file outside the queue.
 //!
-//! A group that fails (a comment whose card was deleted meanwhile: its
-//! foreign key) is rolled back whole, and each of its commits is then run on
-//! its own, so that one write's refusal is its own. The group's run is a task
-//! of its own: a client gone while its write leads a group cancels nothing.
+//! A write opened by `WriteTx::begin_at_commit` sends nothing before its commit. Between two
+//! such commits the lock sat idle while the next writer's task woke, took a connection and
+//! sent its batch (BENCHMARKS.md). So such a commit is queued here, and whoever gets the turn
+//! commits every commit queued by then, in arrival order, in one transaction (up to
+//! [`MOST_COMMITS`] commits and [`MOST_VALUES`] bound values), then answers each.
+//!
+//! A group that fails (a comment whose card was deleted meanwhile: its foreign key) is rolled
+//! back whole, and each of its commits then runs on its own, so one write's refusal is its
+//! own. The group runs as a task of its own: a client gone while its write leads a group
+//! cancels nothing, and a commit whose writer is dropped while still queued is withdrawn,
+//! committed whole or not at all. Tests: `a_group_commits_together_and_a_refusal_stays_its_own`,
+//! `a_commit_dropped_while_queued_is_withdrawn`. PostgreSQL needs none of this: its writers of
+//! different rows commit at once and share their WAL flushes.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -21,10 +28,90 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::{oneshot, OwnedMutexGuard};
 
 use super::batch::Deferred;
+use super::checkpoint::Commits;
 use super::outbox::{self, OnCommit, OutboxRow};
-use super::tx::{committed, WriteQueue};
-use super::Backend;
+use super::prepared::Prepared;
+use super::{Backend, Conn, Conns};
 use crate::error::{Error, Result};
+
+/// The queue of this process's SQLite writers.
+///
+/// SQLite has one write lock per database. Writers that race for it in
+/// `BEGIN IMMEDIATE` are put to sleep by its busy handler and retry on a
+/// back-off (up to 100 ms a sleep), so whoever retries at the right moment
+/// wins and some writers wait for seconds. Inside one process, writers
+/// instead queue here, in arrival order (tokio's mutex is fair), and only the
+/// head of the queue asks SQLite for the lock. `busy_timeout` stays the
+/// backstop against other processes, such as the CLI.
+///
+/// Commits are told to the checkpoint task (`checkpoint.rs`), which copies
+/// the log into the database file outside the queue.
+#[derive(Debug, Clone)]
+pub(crate) struct WriteQueue {
+    pub(super) turn: Arc<tokio::sync::Mutex<()>>,
+    pub(super) commits: Arc<Commits>,
+    /// The statements every connection of the pool prepared ([`Prepared`]).
+    pub(super) prepared: Arc<Prepared>,
+    /// SQLite: the commits of writes that sent nothing before, for the next
+    /// turn to commit together ([`Group`]).
+    pub(super) group: Arc<Group>,
+    /// The pool a group's turn takes its connection from.
+    pub(super) pool: Conns,
+}
+
+impl WriteQueue {
+    /// An empty queue for a pool whose connections prepared `prepared`; for
+    /// SQLite, with the checkpoint task of `pool` started.
+    pub(crate) fn new(pool: &Conns, backend: Backend, prepared: Arc<Prepared>) -> WriteQueue {
+        let queue = WriteQueue {
+            turn: Arc::default(),
+            commits: Arc::new(Commits::new()),
+            prepared,
+            group: Arc::default(),
+            pool: pool.clone(),
+        };
+        if backend.is_embedded() {
+            super::checkpoint::spawn(pool.clone(), &queue.commits, queue.turn.clone());
+        }
+        queue
+    }
+
+    /// SQLite: waits for this process's turn to write (after its earlier
+    /// writers, in arrival order). PostgreSQL: no turn.
+    pub(super) async fn wait(&self, backend: Backend) -> Option<Turn> {
+        match backend.is_embedded() {
+            true => Some(Turn {
+                guard: self.turn.clone().lock_owned().await,
+                commits: self.commits.clone(),
+            }),
+            false => None,
+        }
+    }
+}
+
+/// A writer's turn in the [`WriteQueue`], and whom its commit tells.
+pub(super) struct Turn {
+    pub(super) guard: OwnedMutexGuard<()>,
+    pub(super) commits: Arc<Commits>,
+}
+
+/// What follows a commit once everything sent on `conn` was answered: the
+/// connection goes to the next operation, the checkpoint (`commits`, SQLite)
+/// and, when it wrote `events`, the feed are told.
+pub(super) fn committed(
+    conn: Conn,
+    commits: Option<&Commits>,
+    on_commit: &Arc<dyn OnCommit>,
+    events: &[OutboxRow],
+) {
+    conn.give_back();
+    if let Some(commits) = commits {
+        commits.committed();
+    }
+    if !events.is_empty() {
+        on_commit.committed();
+    }
+}
 
 /// The most commits one group takes.
 const MOST_COMMITS: usize = 64;
@@ -189,7 +276,7 @@ impl WriteQueue {
                     // Never hand a connection inside a transaction back.
                     conn.close_on_drop();
                 }
-                Err(e.into())
+                Err(e)
             }
         }
     }
@@ -211,7 +298,7 @@ impl Drop for Queued<'_> {
 mod tests {
     use std::sync::atomic::Ordering;
 
-    use super::super::batch::Value;
+    use super::super::value::Value;
     use crate::ids::{CardId, WorkspaceId};
     use crate::testing::{card, workspace, TempBoard};
 

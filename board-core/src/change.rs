@@ -1,0 +1,93 @@
+//! What a write emits: the [`Change`] an operation hands its write transaction
+//! ([`crate::store::WriteTx::emit`]), the outbox row of one event of contract §11 (type,
+//! workspace, actor, the resource after the change), built from the actor and the subject.
+//! It sits below the resources, which all emit one; reading the outbox back and delivering it
+//! is `events`' and `webhooks`' work.
+//!
+//! One operation, one event per change it makes: deleting a column is one `column.deleted`,
+//! however many cards it moved; an upload writes one `attachment.created` per file; a
+//! placement that renumbers cards emits `cards.repositioned` before the placed card's
+//! `card.moved`, in the same commit.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::access::Actor;
+use crate::ids::WorkspaceId;
+
+/// A change an operation describes for the outbox: the store's row, built
+/// here from the actor and the resource (`Change::new`, `Change::deleted`).
+pub(crate) use crate::store::OutboxRow as Change;
+
+impl Change {
+    /// The change `kind` in `workspace` by `actor`, with `subject` (the
+    /// resource after the change, in its API shape) and `extra` fields of
+    /// `data` (`fromColumnId`, …).
+    pub(crate) fn new(
+        kind: &'static str,
+        workspace: &WorkspaceId,
+        actor: &Actor,
+        subject: &impl Serialize,
+        extra: &[(&str, Value)],
+    ) -> Change {
+        let at = crate::time::now();
+        let mut data = Map::new();
+        data.insert("type".into(), Value::from(kind));
+        data.insert("tenantId".into(), serde_json::json!(workspace));
+        data.insert("at".into(), serde_json::json!(at));
+        data.insert("actorId".into(), serde_json::json!(actor.account()));
+        data.insert(
+            "subject".into(),
+            serde_json::to_value(subject).unwrap_or(Value::Null),
+        );
+        for (k, v) in extra {
+            data.insert((*k).to_string(), v.clone());
+        }
+        Change {
+            workspace: workspace.clone(),
+            kind,
+            data: Value::Object(data).to_string(),
+            at,
+            position_of: None,
+        }
+    }
+
+    /// A deletion: the subject is `{id}`.
+    pub(crate) fn deleted(
+        kind: &'static str,
+        workspace: &WorkspaceId,
+        actor: &Actor,
+        id: &impl Serialize,
+    ) -> Change {
+        Change::new(
+            kind,
+            workspace,
+            actor,
+            &serde_json::json!({ "id": id }),
+            &[],
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_carries_the_contract_fields() {
+        let c = Change::new(
+            "card.moved",
+            &WorkspaceId::from_db("w".into()),
+            &Actor::Operator,
+            &serde_json::json!({"id": "c"}),
+            &[("fromColumnId", Value::from("a"))],
+        );
+        let data: Value = serde_json::from_str(&c.data).unwrap();
+        assert_eq!(data["type"], "card.moved");
+        assert_eq!(data["tenantId"], "w");
+        assert_eq!(data["actorId"], Value::Null);
+        assert_eq!(data["subject"]["id"], "c");
+        assert_eq!(data["fromColumnId"], "a");
+        assert_eq!(data["at"], c.at.as_str());
+    }
+}
