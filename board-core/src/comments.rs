@@ -19,6 +19,7 @@ use crate::change::Change;
 use crate::error::{is_foreign_key_violation, Error, Result, Rule};
 use crate::etag::{Conditional, IfMatch, IfNoneMatch};
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
+use crate::markdown;
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
 use crate::text::CommentText;
@@ -49,6 +50,61 @@ pub struct Comment {
     pub updated_at: Timestamp,
     /// The images bound to it, oldest first.
     pub attachments: Vec<Attachment>,
+    /// The Markdown rendered to safe HTML (`contentHtml`), only when the
+    /// thread was read with `?html=true` (contract §24).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_html: Option<String>,
+}
+
+/// The query of `GET /api/cards/[id]/comments`: whether each comment also
+/// carries its HTML (`html=true`). Kept as given, and checked after the
+/// access check.
+///
+/// ```
+/// let plain = board_core::ThreadQuery::default();
+/// let rendered = board_core::ThreadQuery::from_query(Some("true"));
+/// # let _ = (plain, rendered);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadQuery {
+    html: Option<String>,
+}
+
+impl ThreadQuery {
+    /// The query of the `html` parameter's value, as given (`None`: absent).
+    pub fn from_query(html: Option<&str>) -> ThreadQuery {
+        ThreadQuery {
+            html: html.map(str::to_string),
+        }
+    }
+
+    /// Each comment with its HTML.
+    pub fn html() -> ThreadQuery {
+        ThreadQuery::from_query(Some("true"))
+    }
+
+    /// Whether the HTML is asked for; 422 on `html` for a value other than
+    /// `true` or `false`.
+    fn wants_html(&self) -> Result<bool> {
+        match self.html.as_deref() {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(_) => Err(crate::error::ValidationErrors::one(
+                "html",
+                "Expected true or false",
+            )),
+        }
+    }
+}
+
+/// `comments`, each with its HTML when `html`.
+fn render(mut comments: Vec<Comment>, html: bool) -> Vec<Comment> {
+    if html {
+        for c in &mut comments {
+            c.content_html = Some(markdown::to_html(&c.content));
+        }
+    }
+    comments
 }
 
 /// A comment's row, read by position in [`COMMENT_COLUMNS`]'s order (a
@@ -240,26 +296,42 @@ impl Board {
     /// is never newer than its payload: a write under the card's lock
     /// between the two statements leaves the tag an older version, which no
     /// later tag has again, so it never answers 304 to a changed thread.
+    ///
+    /// With [`ThreadQuery::html`] (`?html=true`, contract §24) each comment
+    /// also carries `contentHtml`, its Markdown rendered to safe HTML
+    /// (`markdown.rs`), under a tag of its own. A query that is neither
+    /// `true` nor `false` is a 422 on `html`, after the access check.
     pub async fn card_comments_if<'c>(
         &self,
         caller: impl Into<Caller<'c>>,
         card: &CardId,
+        query: &ThreadQuery,
         cond: &IfNoneMatch,
     ) -> Result<Conditional<Vec<Comment>>> {
         if cond.is_set() {
             let tag = self
                 .card_list_tag(caller.into(), card, CardList::Comments)
                 .await?;
-            return Conditional::answer(tag, cond, self.comments_of(card)).await;
+            let html = query.wants_html()?;
+            let tag = if html { tag.rendered() } else { tag };
+            let read = async { Ok(render(self.comments_of(card).await?, html)) };
+            return Conditional::answer(tag, cond, read).await;
         }
         let (version, _) = self
             .card_list_versions(caller.into(), card, CardList::CommentsVersion)
             .await?;
+        let html = query.wants_html()?;
         let comments = self.comments_of(card).await?;
         let count = i64::try_from(comments.len())
             .map_err(|_| Error::Internal("a thread longer than i64".into()))?;
         let tag = CardList::Comments.tag(card, version, count);
-        Ok(Conditional::Modified(tag, comments))
+        match html {
+            true => Ok(Conditional::Modified(
+                tag.rendered(),
+                render(comments, true),
+            )),
+            false => Ok(Conditional::Modified(tag, comments)),
+        }
     }
 
     /// The comments of a card, each with its images: the two reads at once,
@@ -410,13 +482,15 @@ impl Board {
         );
         let read = cond.is_set().then_some(&count);
         let (mut tx, version, rows) = self.write_reading(Lock::Card(&card), read).await?;
-        cond.check(
+        cond.check_any(
             || {
                 let row = rows.first().ok_or_else(|| {
                     Error::Internal("the count of a card's comments was not read".into())
                 })?;
                 let count: i64 = sqlx::Row::try_get(row, "comment_count")?;
-                Ok(CardList::Comments.tag(&card, version, count))
+                let tag = CardList::Comments.tag(&card, version, count);
+                // The thread as Markdown, or as HTML (`?html=true`).
+                Ok(vec![tag.rendered(), tag])
             },
             "the card's comments changed since they were read",
         )?;
@@ -522,6 +596,7 @@ fn with_images(r: Row, attachments: Vec<Attachment>) -> Comment {
         created_at: r.created_at,
         updated_at: r.updated_at,
         attachments,
+        content_html: None,
     }
 }
 

@@ -106,6 +106,12 @@ impl ETag {
         ETag::of_parts(kind, &[key.as_bytes(), joined.as_bytes()])
     }
 
+    /// The tag of the same payload rendered as HTML (`?html=true`, contract
+    /// §24): another representation, so another tag, made from this one.
+    pub(crate) fn rendered(&self) -> ETag {
+        ETag::of_parts("html", &[self.0.as_bytes()])
+    }
+
     /// The quoted wire form, as the `ETag` header carries it.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -277,11 +283,23 @@ impl IfMatch {
         tag: impl FnOnce() -> Result<ETag>,
         what: &'static str,
     ) -> Result<()> {
+        self.check_any(|| Ok(vec![tag()?]), what)
+    }
+
+    /// [`IfMatch::check`] for a resource with several representations, each
+    /// with its current tag (`tags`): naming any of them lets the write go.
+    pub(crate) fn check_any(
+        &self,
+        tags: impl FnOnce() -> Result<Vec<ETag>>,
+        what: &'static str,
+    ) -> Result<()> {
         let ok = match &self.0 {
             TagList::Absent | TagList::Any => true,
-            TagList::Tags(tags) => {
-                let tag = tag()?;
-                tags.iter().any(|t| !t.weak && t.opaque == tag.opaque())
+            TagList::Tags(listed) => {
+                let current = tags()?;
+                listed
+                    .iter()
+                    .any(|t| !t.weak && current.iter().any(|c| t.opaque == c.opaque()))
             }
             TagList::Unreadable => false,
         };

@@ -324,6 +324,7 @@ mod files;
 mod flow;
 mod history;
 mod ids;
+mod markdown;
 mod members;
 #[cfg(feature = "openapi")]
 mod openapi;
@@ -364,7 +365,7 @@ pub use columns::{
     Accent, CardsFate, Column, ColumnDeleted, ColumnOrder, ColumnPatch, DeleteColumn, NewColumn,
     CONFIRM_DELETE_CARDS, MAX_REORDER,
 };
-pub use comments::{Comment, CommentInput};
+pub use comments::{Comment, CommentInput, ThreadQuery};
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
 pub use etag::{Conditional, ETag, IfMatch, IfNoneMatch, PAYLOAD_REVISION};
@@ -455,9 +456,9 @@ pub struct Options {
     /// How long a temporary may sit before the sweep counts it as left by a
     /// crash (default [`TEMP_GRACE`], 1 h).
     pub temp_grace: std::time::Duration,
-    /// Whether webhooks may target loopback, private, link-local,
-    /// unique-local or unspecified addresses (`--webhook-allow-private`;
-    /// default off, contract §18).
+    /// Whether webhooks may target addresses that are not public (loopback,
+    /// private, link-local, unique-local, unspecified, and the other ranges
+    /// and forms of contract §18; `--webhook-allow-private`; default off).
     pub webhook_allow_private: bool,
 }
 

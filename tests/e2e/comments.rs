@@ -288,3 +288,77 @@ on_every_store! {
         assert_eq!(created, sorted, "listed in the order they were written");
     }
 }
+
+/// `GET path` with `If-None-Match` (none when empty): status, tag and body.
+async fn get_tagged(app: &common::App, path: &str, if_none_match: &str) -> (u16, String, Value) {
+    let mut req = app
+        .http
+        .get(format!("{}{path}", app.base))
+        .bearer_auth(&app.token);
+    if !if_none_match.is_empty() {
+        req = req.header("if-none-match", if_none_match);
+    }
+    let res = req.send().await.expect("request");
+    let status = res.status().as_u16();
+    let tag = res
+        .headers()
+        .get("etag")
+        .map_or(String::new(), |v| v.to_str().unwrap().to_string());
+    (status, tag, res.json().await.unwrap_or(Value::Null))
+}
+
+testkit::on_both_backends! {
+    async fn html_on_request_is_safe_and_tagged_apart(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = id(&app.card("Render").await);
+        let path = format!("/api/cards/{card}/comments");
+        let content = "**bold** <script>alert(1)</script><img src=x onerror=alert(1)>\n\n\
+                       [x](javascript:alert(1)) ![pixel](https://tracker.example/p.gif)\n\n- [x] done";
+        let c = app.call("POST", &path, Some(json!({"content": content}))).await;
+        assert_eq!(c.status, 201, "{:?}", c.body);
+        assert!(c.body.get("contentHtml").is_none(), "no HTML unless asked: {:?}", c.body);
+
+        let (status, plain_tag, plain) = get_tagged(&app, &path, "").await;
+        assert_eq!(status, 200);
+        assert!(plain[0].get("contentHtml").is_none(), "{plain}");
+        let (status, html_tag, rendered) = get_tagged(&app, &format!("{path}?html=true"), "").await;
+        assert_eq!(status, 200);
+        assert_ne!(html_tag, plain_tag, "two representations, two tags");
+        assert_eq!(rendered[0]["content"], content, "the stored text, byte for byte");
+        let html = rendered[0]["contentHtml"].as_str().expect("contentHtml").to_ascii_lowercase();
+        assert!(html.contains("<strong>bold</strong>"), "{html}");
+        // The raw <img> keeps no source: it loads nothing.
+        for bad in ["<script", "onerror", "javascript:", "src="] {
+            assert!(!html.contains(bad), "{bad} in {html}");
+        }
+        assert!(html.contains("href=\"https://tracker.example/p.gif\""), "a foreign image is a link: {html}");
+        assert!(html.contains("rel=\"noopener noreferrer nofollow\""), "{html}");
+        assert!(html.contains("disabled"), "{html}");
+        assert_eq!(get_tagged(&app, &path, "").await.2, plain, "the Markdown read is as before");
+
+        // Each representation answers 304 to its own tag only.
+        assert_eq!(get_tagged(&app, &format!("{path}?html=true"), &html_tag).await.0, 304);
+        assert_eq!(get_tagged(&app, &format!("{path}?html=true"), &plain_tag).await.0, 200);
+        assert_eq!(get_tagged(&app, &path, &html_tag).await.0, 200);
+        assert_eq!(get_tagged(&app, &format!("{path}?html=false"), &plain_tag).await.0, 304);
+
+        // An edit may name either tag in If-Match; a stale one is 412.
+        let one = format!("/api/comments/{}", id(&c.body));
+        let edit = |tag: String, text: &str| {
+            let req = app.http.patch(format!("{}{one}", app.base)).bearer_auth(&app.token)
+                .header("if-match", tag).json(&json!({"content": text}));
+            async move { req.send().await.expect("request").status().as_u16() }
+        };
+        assert_eq!(edit(html_tag.clone(), "*one*").await, 200);
+        assert_eq!(edit(html_tag, "stale").await, 412);
+        let (_, fresh, rendered) = get_tagged(&app, &format!("{path}?html=true"), "").await;
+        assert_eq!(rendered[0]["contentHtml"], "<p><em>one</em></p>\n");
+        let (_, plain_now, _) = get_tagged(&app, &path, "").await;
+        assert_eq!(edit(plain_now, "two").await, 200);
+        assert_eq!(edit(fresh, "stale").await, 412);
+
+        let r = app.call("GET", &format!("{path}?html=maybe"), None).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("VALIDATION_FAILED")), "{:?}", r.body);
+        assert!(r.body["details"]["fieldErrors"]["html"].is_array(), "{:?}", r.body);
+    }
+}

@@ -2,28 +2,38 @@
 //! `PATCH|DELETE /api/comments/[id]`, and the image upload
 //! `POST /api/cards/[id]/comments/uploads`.
 
-use board_core::{CardId, CommentId, Input};
+use board_core::{CardId, CommentId, Input, ThreadQuery};
+use serde::Deserialize;
 use warp::http::StatusCode;
 
 use crate::error::ApiError;
 
 use super::{json, Answer, Request};
 
+/// The query of `GET /api/cards/[id]/comments`, as text.
+#[derive(Debug, Default, Deserialize)]
+struct ThreadParams {
+    html: Option<String>,
+}
+
 #[utoipa::path(
     get, path = "/api/cards/{id}/comments", operation_id = "listComments", tag = "comments",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: each comment also carries contentHtml, its Markdown rendered to safe HTML (contract §24), under a tag of its own"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
     responses(
         (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
+        (status = 422, description = "html is neither true nor false", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn list(req: Request) -> Answer {
     // The token is checked by the read's first statement.
     let bearer = req.bearer()?;
     let id = req.after_credential(req.path_id::<CardId>()).await?;
+    let params: ThreadParams = req.query();
+    let query = ThreadQuery::from_query(params.html.as_deref());
     let read = req
         .board()
-        .card_comments_if(&bearer, &id, &req.if_none_match())
+        .card_comments_if(&bearer, &id, &query, &req.if_none_match())
         .await?;
     Ok(super::tagged(read))
 }

@@ -1,0 +1,357 @@
+//! Markdown rendered to safe HTML (contract §24): what `?html=true` adds to a
+//! card's comments (`contentHtml`). The stored text is never altered; the
+//! HTML is made on each read.
+//!
+//! CommonMark with tables, strikethrough, autolinks (`<https://…>`) and task
+//! lists (disabled checkboxes), by `pulldown-cmark`; then sanitised by an
+//! allowlist with `ammonia`, written once here ([`ALLOWED_TAGS`],
+//! [`ALLOWED_ATTRIBUTES`], [`URL_SCHEMES`]):
+//!
+//! - no script, style, iframe, object, embed, form, svg or math element, and
+//!   no event or `style` attribute: only the tags and attributes listed pass;
+//!   the content of `script` and `style` goes with them;
+//! - a URL is `http`, `https` or `mailto`, or relative (this server's own
+//!   paths); `javascript:`, `vbscript:` and `data:` URLs are removed, however
+//!   they are spelled or encoded (ammonia reads them as a browser would);
+//! - every link gets `rel="noopener noreferrer nofollow"`;
+//! - an image shows only when its source is one of this server's files
+//!   (`/api/files/…`): a Markdown image of any other source becomes a link to
+//!   it, and a raw `<img>` of another source loses its source (no tracking
+//!   pixel loads when a card is opened);
+//! - a checkbox is always disabled.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::LazyLock;
+
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+
+/// Where this server's files are served: the only image sources shown.
+pub(crate) const FILES_PATH: &str = "/api/files/";
+
+/// The elements the HTML may hold.
+pub(crate) const ALLOWED_TAGS: &[&str] = &[
+    "p",
+    "br",
+    "hr",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+    "code",
+    "em",
+    "strong",
+    "del",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "img",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "input",
+    "sup",
+    "sub",
+];
+
+/// The attributes each element may hold (no other attribute passes).
+pub(crate) const ALLOWED_ATTRIBUTES: &[(&str, &[&str])] = &[
+    ("a", &["href", "title"]),
+    ("img", &["src", "alt", "title"]),
+    ("ol", &["start"]),
+    ("input", &["type", "checked", "disabled"]),
+];
+
+/// The URL schemes a link may have (relative URLs pass too).
+pub(crate) const URL_SCHEMES: &[&str] = &["http", "https", "mailto"];
+
+/// The sanitiser, built once.
+static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
+    let attributes: HashMap<&str, HashSet<&str>> = ALLOWED_ATTRIBUTES
+        .iter()
+        .map(|(tag, names)| (*tag, names.iter().copied().collect()))
+        .collect();
+    let mut b = ammonia::Builder::default();
+    b.tags(ALLOWED_TAGS.iter().copied().collect())
+        .tag_attributes(attributes)
+        .generic_attributes(HashSet::new())
+        .url_schemes(URL_SCHEMES.iter().copied().collect())
+        .url_relative(ammonia::UrlRelative::PassThrough)
+        .link_rel(Some("noopener noreferrer nofollow"))
+        .set_tag_attribute_value("input", "disabled", "")
+        .attribute_filter(|element, attribute, value| match (element, attribute) {
+            ("img", "src") if !value.starts_with(FILES_PATH) => None,
+            ("input", "type") if value != "checkbox" => None,
+            _ => Some(value.into()),
+        });
+    b
+});
+
+/// `text` (Markdown) as safe HTML.
+pub(crate) fn to_html(text: &str) -> String {
+    let mut options = Options::empty();
+    options.insert(Options::ENABLE_TABLES);
+    options.insert(Options::ENABLE_STRIKETHROUGH);
+    options.insert(Options::ENABLE_TASKLISTS);
+    let mut unsafe_html = String::with_capacity(text.len() * 3 / 2);
+    pulldown_cmark::html::push_html(
+        &mut unsafe_html,
+        foreign_images_as_links(Parser::new_ext(text, options)),
+    );
+    CLEANER.clean(&unsafe_html).to_string()
+}
+
+/// The events of `parser`, with each image whose source is not one of this
+/// server's files turned into a link to that source (its alt text the link's
+/// text).
+fn foreign_images_as_links<'a>(
+    parser: impl Iterator<Item = Event<'a>>,
+) -> impl Iterator<Item = Event<'a>> {
+    // Whether each open image became a link (an image's text may hold another).
+    let mut open: Vec<bool> = Vec::new();
+    parser.map(move |event| match event {
+        Event::Start(Tag::Image {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => {
+            let foreign = !dest_url.starts_with(FILES_PATH);
+            open.push(foreign);
+            match foreign {
+                true => Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }),
+                false => Event::Start(Tag::Image {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }),
+            }
+        }
+        Event::End(TagEnd::Image) => match open.pop() {
+            Some(true) => Event::End(TagEnd::Link),
+            _ => Event::End(TagEnd::Image),
+        },
+        other => other,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tags of `html` (ammonia's output: every `<` opens a tag, every
+    /// attribute value is double-quoted), each with its attributes.
+    fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
+        let mut out = Vec::new();
+        let mut rest = html;
+        while let Some(open) = rest.find('<') {
+            rest = &rest[open + 1..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '/')
+                .collect();
+            rest = &rest[name.len()..];
+            let mut attributes = Vec::new();
+            loop {
+                rest = rest.trim_start_matches([' ', '/']);
+                if rest.starts_with('>') || rest.is_empty() {
+                    break;
+                }
+                let key: String = rest
+                    .chars()
+                    .take_while(|c| !matches!(c, '=' | ' ' | '>' | '/'))
+                    .collect();
+                rest = &rest[key.len()..];
+                let mut value = String::new();
+                if let Some(after) = rest.strip_prefix("=\"") {
+                    let end = after.find('"').expect("a closing quote");
+                    value = after[..end].to_string();
+                    rest = &after[end + 1..];
+                }
+                attributes.push((key, value));
+            }
+            if !name.starts_with('/') {
+                out.push((name, attributes));
+            }
+        }
+        out
+    }
+
+    /// Every tag and attribute is allowed, and every URL is one of the
+    /// allowed schemes or relative.
+    fn assert_safe(input: &str) -> String {
+        let html = to_html(input);
+        for (tag, attributes) in tags(&html) {
+            assert!(
+                ALLOWED_TAGS.contains(&tag.as_str()),
+                "{input:?} → <{tag}> in {html}"
+            );
+            let allowed = ALLOWED_ATTRIBUTES
+                .iter()
+                .find(|(t, _)| *t == tag)
+                .map_or(&[][..], |(_, a)| a);
+            for (key, value) in attributes {
+                let rel = tag == "a" && key == "rel";
+                assert!(
+                    allowed.contains(&key.as_str()) || rel,
+                    "{input:?} → {key} in {html}"
+                );
+                if key == "href" || key == "src" {
+                    let v = value.to_ascii_lowercase();
+                    let scheme_ok = URL_SCHEMES.iter().any(|s| v.starts_with(&format!("{s}:")));
+                    let relative = v.starts_with('/') || v.starts_with('#') || !v.contains(':');
+                    assert!(scheme_ok || relative, "{input:?} → {key}={value} in {html}");
+                }
+                if tag == "img" && key == "src" {
+                    assert!(
+                        value.starts_with(FILES_PATH),
+                        "{input:?} → a foreign image in {html}"
+                    );
+                }
+            }
+        }
+        html
+    }
+
+    #[test]
+    fn markdown_renders_tables_strikethrough_autolinks_and_task_lists() {
+        let html = assert_safe(
+            "# Plan\n\n**bold** ~~gone~~ <https://example.com>\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n\
+             - [x] done\n- [ ] todo\n",
+        );
+        assert!(html.contains("<h1>Plan</h1>"), "{html}");
+        assert!(
+            html.contains("<strong>bold</strong>") && html.contains("<del>gone</del>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<table>") && html.contains("<td>1</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<a href=\"https://example.com\" rel=\"noopener noreferrer nofollow\">"),
+            "{html}"
+        );
+        assert_eq!(html.matches("<input").count(), 2, "{html}");
+        assert_eq!(
+            html.matches("disabled").count(),
+            2,
+            "every checkbox disabled: {html}"
+        );
+        assert_eq!(html.matches("checked").count(), 1, "{html}");
+    }
+
+    #[test]
+    fn images_show_only_from_this_servers_files() {
+        let html = assert_safe("![shot](/api/files/abc/shot.png)");
+        assert!(
+            html.contains("<img src=\"/api/files/abc/shot.png\" alt=\"shot\""),
+            "{html}"
+        );
+        let html = assert_safe("![pixel](https://tracker.example/p.gif)");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(
+            html.contains("href=\"https://tracker.example/p.gif\""),
+            "a link to it: {html}"
+        );
+        assert!(html.contains(">pixel</a>"), "{html}");
+        let html = assert_safe("<img src=\"https://tracker.example/p.gif\">");
+        assert!(!html.contains("tracker"), "{html}");
+    }
+
+    /// Vectors that broke peers (Planka, Wekan, Vikunja, Deck advisories) and
+    /// the cases of OWASP's XSS filter evasion cheat sheet.
+    #[test]
+    fn xss_vectors_come_out_harmless() {
+        let vectors = [
+            "<script>alert(1)</script>",
+            "<img src=x onerror=alert(1)>",
+            "<IMG SRC=\"javascript:alert('XSS');\">",
+            "<IMG SRC=javascript:alert('XSS')>",
+            "<IMG SRC=JaVaScRiPt:alert('XSS')>",
+            "<IMG SRC=`javascript:alert(\"RSnake says, 'XSS'\")`>",
+            "<IMG \"\"\"><SCRIPT>alert(\"XSS\")</SCRIPT>\"\\>",
+            "<IMG SRC=&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;&#97;&#108;&#101;&#114;&#116;&#40;&#39;&#88;&#83;&#83;&#39;&#41;>",
+            "<IMG SRC=\"jav\tascript:alert('XSS');\">",
+            "<IMG SRC=\"jav&#x0A;ascript:alert('XSS');\">",
+            "<IMG SRC=\" &#14;  javascript:alert('XSS');\">",
+            "<SCRIPT/XSS SRC=\"http://xss.rocks/xss.js\"></SCRIPT>",
+            "<BODY onload!#$%&()*~+-_.,:;?@[/|\\]^`=alert(\"XSS\")>",
+            "<<SCRIPT>alert(\"XSS\");//<</SCRIPT>",
+            "<SCRIPT SRC=http://xss.rocks/xss.js?< B >",
+            "<iframe src=http://xss.rocks/scriptlet.html <",
+            "</TITLE><SCRIPT>alert(\"XSS\");</SCRIPT>",
+            "<INPUT TYPE=\"IMAGE\" SRC=\"javascript:alert('XSS');\">",
+            "<input onfocus=alert(1) autofocus>",
+            "<BODY BACKGROUND=\"javascript:alert('XSS')\">",
+            "<svg/onload=alert('XSS')>",
+            "<svg><script>alert(1)</script></svg>",
+            "<math><mtext><table><mglyph><style><img src=x onerror=alert(1)>",
+            "<details open ontoggle=alert(1)>",
+            "<STYLE>li {list-style-image: url(\"javascript:alert('XSS')\");}</STYLE><UL><LI>XSS</br>",
+            "<DIV STYLE=\"background-image: url(javascript:alert('XSS'))\">",
+            "<META HTTP-EQUIV=\"refresh\" CONTENT=\"0;url=javascript:alert('XSS');\">",
+            "<LINK REL=\"stylesheet\" HREF=\"javascript:alert('XSS');\">",
+            "<BASE HREF=\"javascript:alert('XSS');//\">",
+            "<OBJECT TYPE=\"text/x-scriptlet\" DATA=\"http://xss.rocks/scriptlet.html\"></OBJECT>",
+            "<EMBED SRC=\"data:image/svg+xml;base64,PHN2Zz48c2NyaXB0PmFsZXJ0KDEpPC9zY3JpcHQ+PC9zdmc+\">",
+            "<form action=javascript:alert(1)><button>go</button></form>",
+            "<TABLE BACKGROUND=\"javascript:alert('XSS')\"><TD BACKGROUND=\"javascript:alert('XSS')\">",
+            "<a href=\"javascript:alert(1)\">x</a>",
+            "<a href=\"&#x6A;avascript:alert(1)\">x</a>",
+            "<a href=\"  javascript:alert(1)\">x</a>",
+            "<a href=\"vbscript:msgbox(1)\">x</a>",
+            "<a href=\"data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==\">x</a>",
+            "[x](javascript:alert(1))",
+            "[x](JaVaScRiPt:alert(1))",
+            "[x](javascript&#58;alert(1))",
+            "[x](&#106;avascript:alert(1))",
+            "[x](vbscript:msgbox(1))",
+            "[x](data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==)",
+            "[x](<javascript:alert(1)>)",
+            "<javascript:alert(1)>",
+            "![x](javascript:alert(1))",
+            "![x\"onerror=\"alert(1)](/api/files/a.png)",
+            "[x](/api/files/a \"t\\\" onmouseover=\\\"alert(1)\")",
+            "<a href=\"https://ok.example\" onclick=\"alert(1)\" style=\"color:red\">x</a>",
+            "<p style=\"position:fixed;top:0\">cover</p>",
+            "<!--<script>alert(1)</script>-->",
+            "```\n<script>alert(1)</script>\n```",
+        ];
+        for v in vectors {
+            let html = assert_safe(v);
+            let lower = html.to_ascii_lowercase();
+            assert!(!lower.contains("<script"), "{v:?} → {html}");
+            for word in ["javascript:", "vbscript:", "data:text", "data:image"] {
+                let in_tag = tags(&lower)
+                    .iter()
+                    .any(|(_, attrs)| attrs.iter().any(|(_, value)| value.contains(word)));
+                assert!(!in_tag, "{v:?} → {html}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_text_is_escaped_not_dropped() {
+        let html = assert_safe("1 < 2 & \"quotes\"");
+        assert!(html.contains("1 &lt; 2 &amp;"), "{html}");
+        let html = assert_safe("```\n<script>alert(1)</script>\n```");
+        assert!(
+            html.contains("&lt;script&gt;"),
+            "code shows as text: {html}"
+        );
+    }
+}
