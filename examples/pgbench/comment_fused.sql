@@ -1,4 +1,4 @@
--- The same with the three INSERTs as one statement (data-modifying CTEs) (BENCHMARKS.md, issue 32, seventh session)
+-- The same with the three INSERTs as one statement (data-modifying CTEs) (BENCHMARKS.md, pgbench)
 \set n random(1, 9000000000000000000)
 BEGIN;
 SELECT pg_current_xact_id() IS NOT NULL;

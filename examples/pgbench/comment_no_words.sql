@@ -1,4 +1,4 @@
--- The same without the search index's nine rows (BENCHMARKS.md, issue 32, seventh session)
+-- The same without the search index's nine rows (BENCHMARKS.md, pgbench)
 \set n random(1, 9000000000000000000)
 BEGIN;
 INSERT INTO comments (id, card_id, seq, content, author_id, created_at, updated_at) VALUES ('pc' || :n || '-' || :client_id, :card, GREATEST(nextval('comments_seq'), (SELECT COALESCE(MAX(seq), 0) + 1 FROM comments WHERE card_id = :card)), 'A comment with **Markdown** and some text to store.', NULL, '2026-11-27T10:00:00.000000Z', '2026-11-27T10:00:00.000000Z');

@@ -1,4 +1,4 @@
--- latency's raw single-row commit (BENCHMARKS.md, issue 32, seventh session)
+-- latency's raw single-row commit (BENCHMARKS.md, pgbench)
 \set n random(1, 9000000000000000000)
 BEGIN;
 INSERT INTO bench_raw (id, body) VALUES ('r' || :n || '-' || :client_id, 'A comment with **Markdown** and some text to store.');
