@@ -210,20 +210,31 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                     .iter()
                     .find(|col| col.id == c.column_id)
                     .map(|col| col.name.clone())
-                    .unwrap_or_default()
+                    .unwrap_or_else(|| crate::output::EMPTY.to_string())
             };
-            let rows = cards
-                .iter()
-                .map(|c| {
-                    vec![
-                        c.title.clone(),
-                        name_of(c),
-                        c.position.to_string(),
-                        c.id.to_string(),
-                    ]
-                })
-                .collect();
-            out.table(&cards, &["title", "column", "position", "id"], rows);
+            // Each card's place in its column, from the top (its `position`
+            // is the server's, with gaps: not a number a person uses).
+            let mut seen: Vec<(&board_core::ColumnId, usize)> = Vec::new();
+            let mut rows = Vec::with_capacity(cards.len());
+            for c in &cards {
+                let rank = match seen.iter_mut().find(|(col, _)| **col == c.column_id) {
+                    Some((_, n)) => {
+                        *n += 1;
+                        *n
+                    }
+                    None => {
+                        seen.push((&c.column_id, 1));
+                        1
+                    }
+                };
+                rows.push(vec![
+                    c.title.clone(),
+                    name_of(c),
+                    rank.to_string(),
+                    c.id.to_string(),
+                ]);
+            }
+            out.table(&cards, &["title", "column", "#", "id"], rows);
             return Ok(());
         }
         Cmd::Show { card } => board.card(ME, &crate::lookup::card_id(&card)?).await?,
@@ -272,8 +283,8 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             .map(|t| format!(", archived since {t}"))
             .unwrap_or_default();
         format!(
-            "card {:?} ({}) is in column {:?} ({}) at position {}{archived}",
-            c.title, c.id, shown.column_name, c.column_id, c.position
+            "card {:?} ({}) is in column {:?} ({}){archived}",
+            c.title, c.id, shown.column_name, c.column_id
         )
     });
     Ok(())
@@ -307,11 +318,8 @@ async fn list_archived(board: &Board, out: &Out, at: &Place) -> anyhow::Result<(
             let column = columns.iter().find(|col| col.id == c.column_id);
             vec![
                 c.title.clone(),
-                column.map(|col| col.name.clone()).unwrap_or_default(),
-                c.archived_at
-                    .as_ref()
-                    .map(ToString::to_string)
-                    .unwrap_or_default(),
+                crate::output::cell(column.map(|col| &col.name)),
+                crate::output::cell(c.archived_at.as_ref()),
                 c.id.to_string(),
             ]
         })

@@ -81,7 +81,9 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             if out.json {
                 out.value(&json!({ "updated": updated, "columns": set }), String::new);
             } else {
-                println!("{updated} column(s) reordered; the set is now:");
+                crate::output::line(format_args!(
+                    "{updated} column(s) reordered; the set is now:"
+                ));
                 table(out, &set, |c| {
                     let set = c
                         .project_id
@@ -106,9 +108,9 @@ fn table(out: &Out, columns: &[Column], about: impl Fn(&Column) -> (String, Opti
                 c.name.clone(),
                 c.accent.as_str().to_string(),
                 c.position.to_string(),
-                if c.done { "yes".into() } else { String::new() },
-                cards.map_or_else(String::new, |n| n.to_string()),
-                c.wip_limit.map_or_else(String::new, |l| l.to_string()),
+                crate::output::cell(c.done.then_some("yes")),
+                crate::output::cell(cards),
+                crate::output::cell(c.wip_limit),
                 set,
                 c.id.to_string(),
             ]

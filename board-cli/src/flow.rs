@@ -51,7 +51,10 @@ pub async fn run(board: &Board, out: &Out, args: Args) -> anyhow::Result<()> {
         std::fs::write(path, svg)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
         if !out.json {
-            println!("cumulative flow diagram written to {}", path.display());
+            crate::output::line(format_args!(
+                "cumulative flow diagram written to {}",
+                path.display()
+            ));
         }
     }
     if out.json {
@@ -68,7 +71,10 @@ fn days(text: &str) -> Option<i64> {
 }
 
 fn print(out: &Out, flow: &Flow) {
-    println!("Flow from {} to {} (exclusive)", flow.since, flow.until);
+    crate::output::line(format_args!(
+        "Flow from {} to {} (exclusive)",
+        flow.since, flow.until
+    ));
     let rows = flow
         .columns
         .iter()
@@ -136,7 +142,7 @@ fn print(out: &Out, flow: &Flow) {
 
 /// Count, mean, median, p85 as table cells.
 fn stats(d: &Durations) -> Vec<String> {
-    let cell = |x: Option<f64>| x.map_or_else(|| "—".into(), duration);
+    let cell = |x: Option<f64>| crate::output::cell(x.map(duration));
     vec![
         d.count.to_string(),
         cell(d.mean_seconds),

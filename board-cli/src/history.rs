@@ -33,7 +33,7 @@ pub async fn run(board: &Board, out: &Out, args: Args) -> anyhow::Result<()> {
             let by = e.actor_id.as_ref().and_then(|a| names.get(a));
             vec![
                 e.moved_at.to_string(),
-                e.from_name.clone().unwrap_or_else(|| "—".into()),
+                crate::output::cell(e.from_name.as_ref()),
                 e.to_name.clone(),
                 by.map_or(CLI, String::as_str).to_string(),
             ]

@@ -42,16 +42,21 @@ use output::Out;
 )]
 struct Cli {
     /// Database URL: sqlite://PATH (must exist; `board init` creates it) or postgres://…
-    #[arg(long, global = true, env = "BOARD_DATABASE_URL", default_value = board_core::DEFAULT_DATABASE_URL)]
+    #[arg(long, global = true, help_heading = "Global options", env = "BOARD_DATABASE_URL", default_value = board_core::DEFAULT_DATABASE_URL)]
     database_url: String,
     /// Folder of stored attachment files.
-    #[arg(long, global = true, env = "BOARD_FILES_DIR", default_value = board_core::DEFAULT_FILES_DIR)]
+    #[arg(long, global = true, help_heading = "Global options", env = "BOARD_FILES_DIR", default_value = board_core::DEFAULT_FILES_DIR)]
     files_dir: PathBuf,
     /// Files in an S3-compatible bucket: s3://BUCKET[/PREFIX] (and the AWS_* settings)
-    #[arg(long, global = true, env = "BOARD_FILES_URL")]
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        env = "BOARD_FILES_URL"
+    )]
     files_url: Option<String>,
     /// Print one JSON value on stdout instead of tables and lines.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = "Global options")]
     json: bool,
     #[command(subcommand)]
     command: Command,

@@ -3,6 +3,30 @@
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use serde::Serialize;
 
+/// Writes `text` and a line break to standard output. A reader that went
+/// away (`board card list | head -1`) ends the command quietly, with status
+/// 0: the command's work is done, and what is left to print has no reader.
+/// Any other failure to write is one line on standard error and status 1.
+pub fn line(text: impl std::fmt::Display) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("board: cannot write to standard output: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// What an empty cell of a table shows, in every table.
+pub const EMPTY: &str = "—";
+
+/// A table cell: the value, or [`EMPTY`].
+pub fn cell<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| EMPTY.to_string(), |v| v.to_string())
+}
+
 /// Where a command's result goes.
 pub struct Out {
     /// `--json` was given.
@@ -13,22 +37,16 @@ impl Out {
     /// Prints `value` as JSON, or the line `text` builds.
     pub fn value<T: Serialize>(&self, value: &T, text: impl FnOnce() -> String) {
         if self.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(value).expect("serialisable")
-            );
+            line(serde_json::to_string_pretty(value).expect("serialisable"));
         } else {
-            println!("{}", text());
+            line(text());
         }
     }
 
     /// Prints `value` as JSON, or a table of `header` and `rows`.
     pub fn table<T: Serialize>(&self, value: &T, header: &[&str], rows: Vec<Vec<String>>) {
         if self.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(value).expect("serialisable")
-            );
+            line(serde_json::to_string_pretty(value).expect("serialisable"));
             return;
         }
         let mut table = Table::new();
@@ -38,7 +56,7 @@ impl Out {
         for row in rows {
             table.add_row(row);
         }
-        println!("{table}");
+        line(table);
     }
 }
 

@@ -43,8 +43,8 @@ pub async fn run(board: &Board, out: &Out, args: Args) -> anyhow::Result<()> {
             };
             vec![
                 format!("{}{archived}", r.card.title),
-                first.map(|m| m.field).unwrap_or_default().to_string(),
-                first.map(|m| m.snippet.clone()).unwrap_or_default(),
+                crate::output::cell(first.map(|m| m.field)),
+                crate::output::cell(first.map(|m| &m.snippet)),
                 r.card.id.to_string(),
             ]
         })

@@ -102,10 +102,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                         t.expires_at
                             .as_ref()
                             .map_or("never".into(), ToString::to_string),
-                        t.revoked_at
-                            .as_ref()
-                            .map(ToString::to_string)
-                            .unwrap_or_default(),
+                        crate::output::cell(t.revoked_at.as_ref()),
                     ]
                 })
                 .collect();

@@ -64,8 +64,8 @@ fn webhook_id(id: &str) -> anyhow::Result<WebhookId> {
     })
 }
 
-fn or_dash<T: ToString>(v: &Option<T>) -> String {
-    v.as_ref().map_or_else(|| "-".into(), ToString::to_string)
+fn or_dash<T: std::fmt::Display>(v: &Option<T>) -> String {
+    crate::output::cell(v.as_ref())
 }
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {

@@ -1,4 +1,5 @@
-//! `board workspace create NAME`, `board workspace list`, `board workspace rename W NAME`.
+//! `board workspace create NAME [--admin ACCOUNT]`, `board workspace list`,
+//! `board workspace rename W NAME`.
 
 use board_core::Board;
 use clap::Subcommand;
@@ -12,6 +13,10 @@ pub enum Cmd {
     Create {
         /// Its name.
         name: String,
+        /// An account (id or name) made its ADMIN in the same step; without
+        /// it the workspace has no member until `board member add`.
+        #[arg(long, value_name = "ACCOUNT")]
+        admin: Option<String>,
     },
     /// List every workspace, oldest first.
     List,
@@ -26,11 +31,27 @@ pub enum Cmd {
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     match cmd {
-        Cmd::Create { name } => {
-            let ws = board
-                .admin()
-                .create_workspace(&lookup::name(&name)?)
-                .await?;
+        Cmd::Create { name, admin } => {
+            let name = lookup::name(&name)?;
+            let ws = match admin {
+                Some(account) => {
+                    let account = board.admin().find_account(&account).await?;
+                    board
+                        .admin()
+                        .create_workspace_with_admin(&name, &account.id)
+                        .await?
+                }
+                None => {
+                    let ws = board.admin().create_workspace(&name).await?;
+                    eprintln!(
+                        "hint: the workspace has no member yet, so no token reaches it: \
+                         `board member add --workspace {:?} --account NAME --role admin`, \
+                         or create it with --admin ACCOUNT",
+                        ws.name
+                    );
+                    ws
+                }
+            };
             out.value(&ws, || {
                 format!(
                     "created workspace {:?} ({}) with the columns To do, Doing and Done",

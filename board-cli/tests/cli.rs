@@ -32,6 +32,53 @@ fn id(v: &Value) -> String {
 }
 
 on_both_backends! {
+    async fn a_closed_stdout_ends_quietly(backend) {
+        let app = common::spawn_app(backend).await;
+        // The reader is gone before the first line (`board … | head -0`).
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = tokio::process::Command::new(BOARD)
+            .args(["workspace", "list"])
+            .env("BOARD_DATABASE_URL", &app.db.url)
+            .env("BOARD_FILES_DIR", app.db.files_dir())
+            .env_remove("BOARD_FILES_URL")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::from(writer))
+            .stderr(std::process::Stdio::piped())
+            .output()
+            .await
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{:?}: {stderr}", out.status);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr, "", "quietly");
+    }
+
+    async fn a_workspace_is_created_with_its_admin_or_a_hint(backend) {
+        let app = common::spawn_app(backend).await;
+        app.cli(&["account", "create", "wanda"]).await.ok();
+        let made = app.cli(&["--json", "workspace", "create", "Team W", "--admin", "wanda"]).await;
+        assert!(!made.stderr.contains("hint"), "{}", made.stderr);
+        let ws = made.ok();
+        let members = app.cli(&["--json", "member", "list", "--workspace", "Team W"]).await.ok();
+        let members = members.as_array().unwrap();
+        assert_eq!(members.len(), 1, "{members:?}");
+        assert_eq!(members[0]["role"], "ADMIN");
+        assert_eq!(members[0]["tenantId"], ws["id"]);
+        assert_eq!(members[0]["accountName"], "wanda");
+        // An unknown account creates nothing.
+        let ghost = app.cli(&["workspace", "create", "Ghost", "--admin", "nobody"]).await;
+        assert!(!ghost.success);
+        assert!(ghost.stderr.contains("nobody"), "{}", ghost.stderr);
+        let all = app.cli(&["--json", "workspace", "list"]).await.ok();
+        assert!(!all.to_string().contains("Ghost"), "{all}");
+        // Without --admin, a hint on standard error; standard output as before.
+        let lonely = app.cli(&["workspace", "create", "Lonely"]).await;
+        assert!(lonely.success);
+        assert!(lonely.stderr.contains("no member") && lonely.stderr.contains("--admin"), "{}", lonely.stderr);
+        assert!(lonely.stdout.starts_with("created workspace \"Lonely\""), "{}", lonely.stdout);
+    }
+
     async fn admin_commands_print_json_and_tables(backend) {
         let app = common::spawn_app(backend).await;
         let init = app.cli(&["--json", "init"]).await.ok();
@@ -450,7 +497,7 @@ on_both_backends! {
         }
         let doing_row = list.stdout.lines().find(|l| l.contains("Doing")).expect("a Doing row");
         let cells: Vec<&str> = doing_row.split(['|', '│', '┆']).map(str::trim).filter(|c| !c.is_empty()).collect();
-        assert_eq!(&cells[3..5], ["1", "1"], "{doing_row}");
+        assert_eq!(&cells[3..6], ["—", "1", "1"], "not done, 1 card, limit 1 (an empty cell shows —): {doing_row}");
         let flow = app.cli(&["flow", "--workspace", "Default"]).await;
         assert!(flow.success && flow.stdout.contains("wip limit"), "{}", flow.stdout);
     }

@@ -134,6 +134,35 @@ impl Admin<'_> {
         Ok(ws)
     }
 
+    /// [`Admin::create_workspace`], with `admin` an ADMIN of it from the
+    /// start, in the same transaction: a workspace nobody can use is never
+    /// left behind. An unknown account is a 404 and creates nothing.
+    pub async fn create_workspace_with_admin(
+        &self,
+        name: &Name,
+        admin: &AccountId,
+    ) -> Result<Workspace> {
+        let mut tx = self.board.write_unlocked().await?;
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1")
+            .bind(admin)
+            .fetch_optional(&mut *tx)
+            .await?;
+        exists.ok_or(Error::NotFound("account"))?;
+        let ws = insert_workspace(&mut tx, name).await?;
+        sqlx::query(
+            "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
+             VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&ws.id)
+        .bind(admin)
+        .bind(Role::Admin)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(ws)
+    }
+
     /// Lists every workspace, oldest first.
     pub async fn list_workspaces(&self) -> Result<Vec<Workspace>> {
         let rows: Vec<(String, String)> =
