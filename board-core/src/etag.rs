@@ -166,8 +166,19 @@ impl TagList {
             {
                 return TagList::Unreadable;
             }
-            for member in text.split(',') {
-                match member.trim_matches([' ', '\t']) {
+            // Members, split at the commas outside quotes (an opaque tag may
+            // hold a comma).
+            let mut rest = text;
+            while !rest.is_empty() {
+                let mut quoted = false;
+                let end = rest
+                    .char_indices()
+                    .find(|&(_, c)| {
+                        quoted ^= c == '"';
+                        c == ',' && !quoted
+                    })
+                    .map_or(rest.len(), |(i, _)| i);
+                match rest[..end].trim_matches([' ', '\t']) {
                     "" => {}
                     "*" => star = true,
                     tag => match Listed::parse(tag) {
@@ -175,6 +186,7 @@ impl TagList {
                         None => return TagList::Unreadable,
                     },
                 }
+                rest = rest.get(end + 1..).unwrap_or("");
             }
         }
         match (seen, star, tags.is_empty()) {
@@ -426,6 +438,10 @@ mod tests {
         assert!(IfMatch::parse([&b" \"abc\" , ,\t"[..]])
             .check(current, "x")
             .is_ok());
+        // A comma inside an opaque tag is part of it.
+        let comma = || Ok(tag("a,b"));
+        assert!(IfMatch::parse(["\"x\", \"a,b\""]).check(comma, "x").is_ok());
+        assert!(IfMatch::parse(["\"a\""]).check(comma, "x").is_err());
     }
 
     #[test]
