@@ -224,7 +224,7 @@ mod tests {
         assert_eq!(card.id.as_ref(), "c1");
         assert_eq!(card.workspace_id, ws);
         assert_eq!(card.project_id, None);
-        assert_eq!((card.title.as_str(), card.position), ("T", 3));
+        assert_eq!((card.title, card.position), ("T".to_string(), 3));
         assert_eq!(card.created_by.as_ref().map(AsRef::as_ref), Some("a1"));
         assert_eq!(card.archived_at, None);
         assert!(serde_json::from_str::<Vec<BoardRow>>(r#"[["c1"]]"#).is_err());

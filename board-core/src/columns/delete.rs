@@ -161,7 +161,7 @@ impl Board {
             cards_deleted: 0,
         };
         let (fate, target_id) = match &del.cards {
-            CardsFate::Move { target } => ("MOVE", Value::from(target.as_str())),
+            CardsFate::Move { target } => ("MOVE", serde_json::json!(target)),
             CardsFate::Delete { .. } => ("DELETE", Value::Null),
         };
         match del.cards {

@@ -122,7 +122,7 @@ impl Board {
         )
         .bind(id)
         .bind(patch.name.map(Name::into_string))
-        .bind(patch.color.map(|c| c.as_str().to_string()))
+        .bind(patch.color)
         .bind(i64::from(patch.wip_limit.is_some()))
         .bind(patch.wip_limit.flatten().map(|l| i64::from(l.get())))
         .execute(&mut *tx)
