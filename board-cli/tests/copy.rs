@@ -663,9 +663,9 @@ testkit::on_both_backends! {
             ("no manifest", |d| std::fs::remove_file(d.join("manifest.json")).unwrap(), "manifest.json"),
             ("a future format", |d| {
                 let f = d.join("manifest.json");
-                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 3", "\"formatVersion\": 4");
+                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 4", "\"formatVersion\": 5");
                 std::fs::write(&f, text).unwrap();
-            }, "version 4"),
+            }, "version 5"),
         ];
         for (what, damage, says) in cases {
             let copy = source.db.dir.path().join(format!("damaged-{}", cuid2::create_id()));
@@ -688,6 +688,37 @@ testkit::on_both_backends! {
 }
 
 testkit::on_both_backends! {
+    // Contract §24: an export carries a card's description, labels and
+    // assignees; one of format 3 (before them) imports with none.
+    async fn an_export_carries_cards_in_full_and_format_3_imports_without(backend) {
+        let source = small_source().await;
+        let t = source.tenant.clone();
+        let label = ok(&source, "POST", "/api/labels", json!({"tenantId": t, "name": "Bug"})).await;
+        let body = json!({"tenantId": t, "title": "Full", "description": "*so*", "dueAt": "2027-01-01",
+                          "labelIds": [id(&label)]});
+        let card = ok(&source, "POST", "/api/cards", body).await;
+        let card_id = board_core::CardId::parse(&id(&card)).unwrap();
+        let export = source.db.dir.path().join("export");
+        cli(&source.db, &["export", "--out", export.to_str().unwrap()]).await.ok();
+        let target = TestDb::new(backend).await;
+        cli(&target, &["import", export.to_str().unwrap()]).await.ok();
+        let board = target.open().await;
+        let op = &board_core::Actor::Operator;
+        let got = board.card(op, &card_id).await.unwrap();
+        assert_eq!(serde_json::to_value(&got).unwrap(), card, "format 4 carries the whole card");
+        board.close().await;
+
+        to_format(&export, 3);
+        let target = TestDb::new(backend).await;
+        let report = cli(&target, &["--json", "import", export.to_str().unwrap()]).await.ok();
+        assert_eq!(report["tables"]["labels"], 0, "{report}");
+        let board = target.open().await;
+        let got = board.card(op, &card_id).await.unwrap();
+        assert_eq!((got.description.as_str(), &got.due_at), ("", &None));
+        assert!(got.label_ids.is_empty());
+        board.close().await;
+    }
+
     async fn an_export_of_format_2_imports_without_webhooks(backend) {
         let source = small_source().await;
         let body = json!({"tenantId": source.tenant, "url": "http://93.184.216.34/hook"});
@@ -721,7 +752,7 @@ testkit::on_both_backends! {
         without(&[16, 17]);
         let target = TestDb::new(backend).await;
         let refused = cli(&target, &["import", export.to_str().unwrap()]).await;
-        assert!(!refused.success && refused.stderr.contains("migration version 15"), "{}", refused.stderr);
+        assert!(!refused.success && refused.stderr.contains("migration version"), "{}", refused.stderr);
         without(&[17]);
         let report = cli(&target, &["--json", "import", export.to_str().unwrap()]).await.ok();
         assert_eq!(report["tables"]["cards"], 1, "{report}");
@@ -787,20 +818,34 @@ testkit::on_both_backends! {
     }
 }
 
-/// Rewrites a format 3 export as format `version` (2 or 1) wrote it: without
-/// the migrations (0012 archive and search, 0013 webhooks, 0014 versions,
-/// 0015 comment seqs, 0016 column versions, 0017 the search index unchecked),
-/// tables and columns added since, with new checksums.
+/// Rewrites a format 4 export as format `version` (3, 2 or 1) wrote it:
+/// without the migrations, tables and columns added since, with new
+/// checksums. Format 3 lacks 0018 (cards in full); format 2 also 0012 archive
+/// and search, 0013 webhooks, 0014 versions, 0015 comment seqs, 0016 column
+/// versions and 0017 the search index unchecked; format 1 also 0011.
 fn to_format(dir: &std::path::Path, version: u32) {
     use sha2::{Digest, Sha256};
-    let mut added = vec![
-        ("cards", "archived_at"),
-        ("workspaces", "version"),
-        ("settings", "version"),
-        ("column_sets", "version"),
-        ("cards", "version"),
-    ];
-    let mut migrations = vec![12, 13, 14, 15, 16, 17];
+    let mut added = vec![("cards", "description"), ("cards", "due_at")];
+    let mut migrations = vec![18];
+    let mut added_tables = vec!["labels", "card_labels", "card_assignees", "checklist_items"];
+    if version <= 2 {
+        added.extend([
+            ("cards", "archived_at"),
+            ("workspaces", "version"),
+            ("settings", "version"),
+            ("column_sets", "version"),
+            ("cards", "version"),
+        ]);
+        migrations.extend([12, 13, 14, 15, 16, 17]);
+        added_tables.extend([
+            "card_archives",
+            "search_terms",
+            "search_state",
+            "webhooks",
+            "webhook_deliveries",
+            "column_versions",
+        ]);
+    }
     if version == 1 {
         added.extend([
             ("history", "actor_id"),
@@ -812,22 +857,14 @@ fn to_format(dir: &std::path::Path, version: u32) {
     }
     let path = dir.join("manifest.json");
     let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(manifest["formatVersion"], 3);
+    assert_eq!(manifest["formatVersion"], 4);
     manifest["formatVersion"] = json!(version);
-    manifest["migrationVersion"] = json!(if version == 1 { 10 } else { 11 });
+    manifest["migrationVersion"] = json!([0, 10, 11, 17][version as usize]);
     manifest["migrations"]
         .as_array_mut()
         .unwrap()
         .retain(|v| !migrations.contains(&v.as_i64().unwrap()));
     let tables = manifest["tables"].as_array_mut().unwrap();
-    let added_tables = [
-        "card_archives",
-        "search_terms",
-        "search_state",
-        "webhooks",
-        "webhook_deliveries",
-        "column_versions",
-    ];
     let added_table = |t: &Value| added_tables.iter().any(|n| t["name"] == *n);
     for table in tables.iter().filter(|t| added_table(t)) {
         std::fs::remove_file(dir.join(table["file"].as_str().unwrap())).unwrap();

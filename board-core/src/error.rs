@@ -88,6 +88,12 @@ pub enum Rule {
     /// A webhook URL whose host resolves to a loopback, private, link-local,
     /// unique-local or unspecified address, or to none (contract §18).
     WebhookTarget,
+    /// A label that is not one of the card's workspace (contract §24).
+    InvalidLabel,
+    /// An account that is not a member of the card's workspace (contract §24).
+    NotAMember,
+    /// A card's checklist already holds its most items (contract §24).
+    TooManyItems,
 }
 
 impl Rule {
@@ -107,6 +113,9 @@ impl Rule {
             Rule::InvalidAnchor => "INVALID_ANCHOR",
             Rule::WipLimit => "WIP_LIMIT",
             Rule::WebhookTarget => "WEBHOOK_TARGET",
+            Rule::InvalidLabel => "INVALID_LABEL",
+            Rule::NotAMember => "NOT_A_MEMBER",
+            Rule::TooManyItems => "TOO_MANY_ITEMS",
         }
     }
 }
@@ -147,6 +156,9 @@ pub enum Error {
     /// A unique name or similar is taken (operator commands).
     #[error("{0}")]
     Conflict(String),
+    /// A label's name is taken in its workspace, ignoring case (contract §24).
+    #[error("{0}")]
+    NameTaken(String),
     /// An upload without a file, or with an empty one.
     #[error("{0}")]
     NoFile(String),
@@ -217,6 +229,7 @@ impl Error {
             Error::LinkExists => "LINK_EXISTS",
             Error::PreconditionFailed(_) => "PRECONDITION_FAILED",
             Error::Conflict(_) => "CONFLICT",
+            Error::NameTaken(_) => "NAME_TAKEN",
             Error::NoFile(_) => "NO_FILE",
             Error::FileTooLarge(_) => "FILE_TOO_LARGE",
             Error::TooManyFiles(_) => "TOO_MANY_FILES",

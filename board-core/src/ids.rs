@@ -17,6 +17,13 @@ pub(crate) fn is_cuid(s: &str) -> bool {
             .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
 }
 
+/// An id type read back from the database as stored (core writes only
+/// well-formed ids): what a list of ids is made of (`cards::IdList`).
+pub(crate) trait StoredId {
+    /// The id of its stored text.
+    fn from_db(s: String) -> Self;
+}
+
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -116,6 +123,12 @@ macro_rules! id_type {
             }
         }
 
+        impl StoredId for $name {
+            fn from_db(s: String) -> Self {
+                Self(s)
+            }
+        }
+
         impl crate::stored::FromStored for $name {
             type Stored = String;
 
@@ -186,6 +199,10 @@ id_type!(/// Id of a webhook (contract §18).
     WebhookId);
 id_type!(/// Id of an issued token (part of the token; enough to revoke it).
     TokenId);
+id_type!(/// Id of a workspace's label (contract §24).
+    LabelId);
+id_type!(/// Id of an item of a card's checklist (contract §24).
+    ChecklistItemId);
 
 #[cfg(test)]
 mod tests {

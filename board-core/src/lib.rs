@@ -324,6 +324,7 @@ mod files;
 mod flow;
 mod history;
 mod ids;
+mod labels;
 mod markdown;
 mod members;
 #[cfg(feature = "openapi")]
@@ -360,7 +361,7 @@ pub use access::{
 };
 pub use archive::{ArchivedPage, ArchivedQuery};
 pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
-pub use cards::{BoardColumn, BoardView, Card, CardPatch, NewCard};
+pub use cards::{BoardColumn, BoardView, Card, CardPatch, IdList, NewCard, Progress};
 pub use columns::{
     Accent, CardsFate, Column, ColumnDeleted, ColumnOrder, ColumnPatch, DeleteColumn, NewColumn,
     CONFIRM_DELETE_CARDS, MAX_REORDER,
@@ -377,9 +378,10 @@ pub use flow::{
 };
 pub use history::HistoryEntry;
 pub use ids::{
-    AccountId, AttachmentId, CardId, ColumnId, CommentId, HistoryId, ProjectId, RelationId,
-    TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
+    AccountId, AttachmentId, CardId, ChecklistItemId, ColumnId, CommentId, HistoryId, LabelId,
+    ProjectId, RelationId, TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
 };
+pub use labels::{Label, LabelPatch, LabelPlace, NewLabel};
 pub use members::WorkspaceMember;
 pub use order::Placement;
 pub use query::SetQuery;
@@ -392,7 +394,7 @@ pub use search::{
 pub use settings::{ColumnScope, Settings, SettingsPatch};
 pub use store::Backend;
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
-pub use text::{CommentText, InvalidText, Name};
+pub use text::{CommentText, Description, InvalidText, ItemText, Name};
 pub use time::Timestamp;
 pub use transfer::{
     TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,

@@ -12,8 +12,9 @@ use utoipa::openapi::RefOr;
 use utoipa::PartialSchema;
 
 use crate::cards::{CardPatch, NewCard};
-use crate::columns::{ColumnOrder, DeleteColumn, CONFIRM_DELETE_CARDS, MAX_REORDER};
-use crate::ids::{CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::columns::{Accent, ColumnOrder, DeleteColumn, CONFIRM_DELETE_CARDS, MAX_REORDER};
+use crate::ids::{AccountId, CardId, ColumnId, LabelId, ProjectId, WorkspaceId};
+use crate::labels::{LabelPatch, NewLabel};
 use crate::text::Name;
 
 fn string_const(value: &str) -> ObjectBuilder {
@@ -106,6 +107,20 @@ struct NewCardBody {
     /// `INVALID_ANCHOR` when it is not another card of that column).
     /// Without either, the card goes to the end of its column.
     after_id: Option<CardId>,
+    /// Markdown, 0 to 100,000 characters, kept byte for byte (contract §24);
+    /// default empty.
+    #[schema(nullable = false, max_length = 100000)]
+    description: Option<String>,
+    /// When it is due: an RFC 3339 timestamp (kept as UTC with
+    /// milliseconds); default null.
+    due_at: Option<String>,
+    /// Labels of the workspace (else 422 `INVALID_LABEL`).
+    #[schema(nullable = false)]
+    label_ids: Option<Vec<LabelId>>,
+    /// Members of the workspace, any role, in the order assigned (else 422
+    /// `NOT_A_MEMBER`).
+    #[schema(nullable = false)]
+    assignee_ids: Option<Vec<AccountId>>,
 }
 
 /// The wire shape of [`CardPatch`], whose `placement` is two fields.
@@ -130,6 +145,51 @@ struct CardPatchBody {
     /// `INVALID_ANCHOR` when it is not another card of it. Without either, a move
     /// to another column goes to its end, and the card otherwise keeps its place.
     after_id: Option<CardId>,
+    /// New description: Markdown, 0 to 100,000 characters.
+    #[schema(nullable = false, max_length = 100000)]
+    description: Option<String>,
+    /// New due time (RFC 3339); null clears it.
+    due_at: Option<String>,
+}
+
+/// The wire shape of [`NewLabel`].
+#[derive(utoipa::ToSchema)]
+#[schema(
+    rename_all = "camelCase",
+    description = "The body of `POST /api/labels`."
+)]
+#[allow(dead_code)] // a schema only
+struct NewLabelBody {
+    /// The workspace.
+    #[schema(rename = "tenantId")]
+    workspace_id: WorkspaceId,
+    /// Its name, unique in the workspace ignoring case (else 409 `NAME_TAKEN`).
+    name: Name,
+    /// Its colour token; default `slate`.
+    #[schema(nullable = false)]
+    color: Option<Accent>,
+}
+
+/// The wire shape of [`LabelPatch`].
+#[derive(utoipa::ToSchema)]
+#[schema(
+    rename_all = "camelCase",
+    description = "The body of `PATCH /api/labels/{id}`. At most one of `beforeId` and `afterId`."
+)]
+#[allow(dead_code)] // a schema only
+struct LabelPatchBody {
+    /// New name.
+    #[schema(nullable = false)]
+    name: Option<Name>,
+    /// New colour token.
+    #[schema(nullable = false)]
+    color: Option<Accent>,
+    /// Put it directly before this other label of its workspace.
+    #[schema(nullable = false)]
+    before_id: Option<LabelId>,
+    /// Put it directly after this other label of its workspace.
+    #[schema(nullable = false)]
+    after_id: Option<LabelId>,
 }
 
 /// A core input whose schema is the derived schema of its wire shape.
@@ -155,6 +215,8 @@ macro_rules! schema_of {
 
 schema_of!(NewCard, NewCardBody, "NewCard");
 schema_of!(CardPatch, CardPatchBody, "CardPatch");
+schema_of!(NewLabel, NewLabelBody, "NewLabel");
+schema_of!(LabelPatch, LabelPatchBody, "LabelPatch");
 
 #[cfg(test)]
 mod tests {
@@ -187,12 +249,13 @@ mod tests {
                 .keys()
                 .filter(|k| *k != "afterId") // one of the two
                 .map(|k| {
-                    let v = if k == "title" {
-                        "t"
-                    } else {
-                        "ckv7q2x0a0000abcdefghijk"
+                    let v = match k.as_str() {
+                        "title" | "description" => Value::from("t"),
+                        "dueAt" => Value::from("2026-11-21T23:43:00.000Z"),
+                        "labelIds" | "assigneeIds" => Value::from(Vec::<String>::new()),
+                        _ => Value::from("ckv7q2x0a0000abcdefghijk"),
                     };
-                    (k.clone(), Value::from(v))
+                    (k.clone(), v)
                 })
                 .collect();
             Value::Object(body)

@@ -29,21 +29,24 @@ impl Board {
     }
 
     /// [`Board::set_in_effect`] and, in the same statement, the versions that
-    /// tag the board of that set (contract §22): the set's, the settings' and
+    /// tag the columns of that set (contract §22): the set's, the settings' and
     /// the sum of its columns' (a move to a column's end advances only its
-    /// target column's version).
+    /// target column's version); with `cards`, also those of its cards
+    /// ([`CARDS_VERSIONS`]: the board's tag).
     pub(crate) async fn set_in_effect_versioned<'e, E>(
         &self,
         exec: E,
         ws: &WorkspaceId,
         project: Option<&str>,
         field: &str,
-    ) -> Result<(ColumnSetId, [i64; 3])>
+        cards: bool,
+    ) -> Result<(ColumnSetId, Vec<i64>)>
     where
         E: Executor<'e, Database = Any>,
     {
-        let row = set_row(exec, ws, project, versions_sql()).await?;
-        versioned_effect_of(&row, project, field)
+        let extra = format!("{}{}", versions_sql(), cards_sql(cards));
+        let row = set_row(exec, ws, project, &extra).await?;
+        versioned_effect_of(&row, project, field, cards)
     }
 
     /// [`Board::set_in_effect_versioned`] fused with the check of `bearer`
@@ -57,10 +60,12 @@ impl Board {
         project: Option<&str>,
         field: &str,
         min: Role,
-    ) -> Result<(ColumnSetId, [i64; 3])> {
+        cards: bool,
+    ) -> Result<(ColumnSetId, Vec<i64>)> {
+        let extra = format!(", {TOKEN_COLUMNS}{}{}", versions_sql(), cards_sql(cards));
         let sql = format!(
             "{} {}",
-            set_row_select(&format!(", {TOKEN_COLUMNS}{}", versions_sql())),
+            set_row_select(&extra),
             token_from("$3", "", "$1", "")
         );
         let row = sqlx::query(sqlx::AssertSqlSafe(sql))
@@ -71,7 +76,7 @@ impl Board {
             .await?;
         check_role_of(bearer.verified_role(row.as_ref())?, min)?;
         let row = row.ok_or(Error::Unauthenticated)?;
-        versioned_effect_of(&row, project, field)
+        versioned_effect_of(&row, project, field, cards)
     }
 }
 
@@ -90,25 +95,51 @@ fn versions_sql() -> &'static str {
      AS columns_version"
 }
 
+/// What the board's tag adds to its columns' versions (contract §24: its
+/// cards carry their labels, assignees, checklist and counts, which writes
+/// that hold no lock of the set change): the workspace's version (label
+/// writes, `Lock::Workspace`), the sum of the set's cards' versions (every
+/// write under a card's lock advances it: a label or an assignee of the
+/// card, its checklist, a comment's edit or deletion, an attachment) and the
+/// number of their comments, which a plain new comment raises without that
+/// lock. While the set's version stays, its cards stay (every write that
+/// takes a card off it holds the set's lock); then the sum only grows, and
+/// the number only grows while the sum stays.
+const CARDS_VERSIONS: &str = ", (SELECT version FROM workspaces w WHERE w.id = $1) AS ws_version, \
+     (SELECT CAST(COALESCE(SUM(k.version), 0) AS BIGINT) FROM cards k \
+      WHERE k.column_id IN (SELECT c4.id FROM columns c4 WHERE c4.set_id = (SELECT id FROM effect))) \
+     AS cards_version, \
+     (SELECT COUNT(*) FROM comments cm WHERE cm.card_id IN (SELECT k.id FROM cards k \
+      WHERE k.column_id IN (SELECT c4.id FROM columns c4 WHERE c4.set_id = (SELECT id FROM effect)))) \
+     AS comments_count";
+
+/// [`CARDS_VERSIONS`] when `cards`.
+fn cards_sql(cards: bool) -> &'static str {
+    if cards {
+        CARDS_VERSIONS
+    } else {
+        ""
+    }
+}
+
 /// The set in effect and its versions, from a row that selected
-/// [`versions_sql`].
+/// [`versions_sql`] (and [`CARDS_VERSIONS`] when `cards`).
 fn versioned_effect_of(
     row: &AnyRow,
     project: Option<&str>,
     field: &str,
-) -> Result<(ColumnSetId, [i64; 3])> {
+    cards: bool,
+) -> Result<(ColumnSetId, Vec<i64>)> {
     let set = effect_of(row, project, field)?;
-    let set_version: Option<i64> = row.try_get("set_version")?;
-    let settings_version: Option<i64> = row.try_get("settings_version")?;
-    let columns_version: Option<i64> = row.try_get("columns_version")?;
-    Ok((
-        set,
-        [
-            set_version.unwrap_or_default(),
-            settings_version.unwrap_or_default(),
-            columns_version.unwrap_or_default(),
-        ],
-    ))
+    let mut names = vec!["set_version", "settings_version", "columns_version"];
+    if cards {
+        names.extend(["ws_version", "cards_version", "comments_count"]);
+    }
+    let versions = names
+        .into_iter()
+        .map(|name| Ok(row.try_get::<Option<i64>, _>(name)?.unwrap_or_default()))
+        .collect::<Result<Vec<i64>>>()?;
+    Ok((set, versions))
 }
 
 /// The row of the set in effect (and `extra` columns).

@@ -217,24 +217,29 @@ impl Name {
     /// Trims `raw` and checks its length (1..=100 characters), that it holds
     /// no control character and at least one visible one.
     pub fn parse(raw: &str) -> Result<Name, InvalidText> {
-        if raw.contains('\0') {
-            return Err(InvalidText(NUL_REFUSED.into()));
-        }
-        if raw.chars().any(char::is_control) {
-            return Err(InvalidText(CONTROL_REFUSED.into()));
-        }
-        let t = raw.trim();
-        match t.chars().count() {
-            0 => Err(InvalidText(
-                "String must contain at least 1 character(s) after trimming".into(),
-            )),
-            _ if !t.chars().any(is_visible) => Err(InvalidText(INVISIBLE_REFUSED.into())),
-            n if n > Name::MAX => Err(InvalidText(format!(
-                "String must contain at most {} character(s)",
-                Name::MAX
-            ))),
-            _ => Ok(Name(t.to_string())),
-        }
+        trimmed(raw, Name::MAX).map(Name)
+    }
+}
+
+/// `raw` trimmed, when it holds no control character, at least one visible
+/// one, and at most `max` characters once trimmed (names, checklist items).
+fn trimmed(raw: &str, max: usize) -> Result<String, InvalidText> {
+    if raw.contains('\0') {
+        return Err(InvalidText(NUL_REFUSED.into()));
+    }
+    if raw.chars().any(char::is_control) {
+        return Err(InvalidText(CONTROL_REFUSED.into()));
+    }
+    let t = raw.trim();
+    match t.chars().count() {
+        0 => Err(InvalidText(
+            "String must contain at least 1 character(s) after trimming".into(),
+        )),
+        _ if !t.chars().any(is_visible) => Err(InvalidText(INVISIBLE_REFUSED.into())),
+        n if n > max => Err(InvalidText(format!(
+            "String must contain at most {max} character(s)"
+        ))),
+        _ => Ok(t.to_string()),
     }
 }
 
@@ -279,6 +284,69 @@ impl CommentText {
             )));
         }
         Ok(CommentText(s.to_string()))
+    }
+}
+
+/// A card's description (contract §24): Markdown kept byte for byte (never
+/// trimmed), 0..=[`Description::MAX`] characters, with the controls of a
+/// comment ([`CommentText`]); empty means none.
+///
+/// ```
+/// use board_core::Description;
+/// assert_eq!(Description::parse("").unwrap(), "");
+/// assert!(Description::parse("a\u{7}").is_err());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct Description(String);
+
+text_type!(Description);
+
+impl Description {
+    /// The most characters a description may have.
+    pub const MAX: usize = 100_000;
+
+    /// Checks a description: at most 100,000 characters, no NUL nor any
+    /// other control character but `\n`, `\r` and `\t`. Never trims.
+    pub fn parse(s: &str) -> Result<Description, InvalidText> {
+        if s.contains('\0') {
+            return Err(InvalidText(NUL_REFUSED.into()));
+        }
+        if !s.chars().all(allowed_in_comment) {
+            return Err(InvalidText(COMMENT_CONTROL_REFUSED.into()));
+        }
+        if s.chars().count() > Description::MAX {
+            return Err(InvalidText(format!(
+                "String must contain at most {} character(s)",
+                Description::MAX
+            )));
+        }
+        Ok(Description(s.to_string()))
+    }
+}
+
+/// The text of a checklist item (contract §24): a name, but up to
+/// [`ItemText::MAX`] characters. Trimmed, not blank, without control
+/// characters.
+///
+/// ```
+/// use board_core::ItemText;
+/// assert_eq!(ItemText::parse(" Ship it ").unwrap(), "Ship it");
+/// assert!(ItemText::parse(" ").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct ItemText(String);
+
+text_type!(ItemText);
+
+impl ItemText {
+    /// The most characters an item may have after trimming.
+    pub const MAX: usize = 1_000;
+
+    /// Trims `raw` and checks it as [`Name::parse`] does, up to 1,000 characters.
+    pub fn parse(raw: &str) -> Result<ItemText, InvalidText> {
+        trimmed(raw, ItemText::MAX).map(ItemText)
     }
 }
 
@@ -332,7 +400,7 @@ impl utoipa::PartialSchema for CommentText {
 #[cfg(feature = "openapi")]
 impl utoipa::ToSchema for CommentText {}
 
-crate::ids::bind_as_text!(Name, CommentText);
+crate::ids::bind_as_text!(Name, CommentText, Description, ItemText);
 
 #[cfg(test)]
 mod tests {

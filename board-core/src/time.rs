@@ -150,6 +150,95 @@ pub(crate) fn format_millis(ms: i64) -> String {
     )
 }
 
+/// Parses `YYYY-MM-DD` (midnight UTC) or `YYYY-MM-DDTHH:MM[:SS[.fff…]]`
+/// followed by `Z` or `±HH:MM` (a space for the `T`, a lowercase `t`/`z` too).
+pub(crate) fn parse_time(text: &str) -> Option<i64> {
+    let b = text.trim().as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        let s = b.get(r)?;
+        s.iter()
+            .all(u8::is_ascii_digit)
+            .then(|| s.iter().fold(0, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if !(1..=12).contains(&m) || d < 1 || d > days_in_month(y, m) {
+        return None;
+    }
+    let date = days_from_civil(y, m, d) * 86_400_000;
+    if b.len() == 10 {
+        return Some(date);
+    }
+    if !matches!(b[10], b'T' | b't' | b' ') || b.len() < 16 || b[13] != b':' {
+        return None;
+    }
+    let (h, mi) = (num(11..13)?, num(14..16)?);
+    let mut i = 16;
+    let (mut s, mut ms) = (0, 0);
+    if b.get(i) == Some(&b':') {
+        s = num(i + 1..i + 3)?;
+        i += 3;
+        if b.get(i) == Some(&b'.') {
+            let start = i + 1;
+            i = start;
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            if i == start {
+                return None;
+            }
+            // Milliseconds: the first three digits, padded.
+            let digits: Vec<i64> = b[start..i.min(start + 3)]
+                .iter()
+                .map(|d| i64::from(d - b'0'))
+                .collect();
+            ms = digits.iter().fold(0, |n, d| n * 10 + d) * 10_i64.pow(3 - digits.len() as u32);
+        }
+    }
+    if h > 23 || mi > 59 || s > 59 {
+        return None;
+    }
+    let offset = match b.get(i..)? {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let (oh, om) = (num(i + 1..i + 3)?, num(i + 4..i + 6)?);
+            if oh > 23 || om > 59 {
+                return None;
+            }
+            let off = (oh * 60 + om) * 60_000;
+            if *sign == b'+' {
+                off
+            } else {
+                -off
+            }
+        }
+        _ => return None,
+    };
+    Some(date + ((h * 60 + mi) * 60 + s) * 1000 + ms - offset)
+}
+
+fn days_in_month(y: i64, m: i64) -> i64 {
+    match m {
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a civil date (H. Hinnant's algorithm).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

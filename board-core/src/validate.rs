@@ -6,7 +6,8 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::is_cuid;
-use crate::text::{CommentText, Name};
+use crate::text::{CommentText, Description, Name};
+use crate::time::{parse_time, Timestamp};
 
 /// An input type that can be read from a JSON request body.
 ///
@@ -284,6 +285,44 @@ pub(crate) fn name(v: &Value) -> Result<Name, String> {
 /// A comment's content ([`CommentText`]).
 pub(crate) fn comment_text(v: &Value) -> Result<CommentText, String> {
     CommentText::parse(&string(v)?).map_err(|e| e.message().to_string())
+}
+
+/// A card's description ([`Description`]).
+pub(crate) fn description(v: &Value) -> Result<Description, String> {
+    Description::parse(&string(v)?).map_err(|e| e.message().to_string())
+}
+
+/// A timestamp (contract §3): RFC 3339 with `Z` or an offset, or a date
+/// alone (midnight UTC), kept as UTC with milliseconds.
+pub(crate) fn timestamp(v: &Value) -> Result<Timestamp, String> {
+    let s = string(v)?;
+    parse_time(&s).map(Timestamp::from_millis).ok_or_else(|| {
+        format!("Expected an RFC 3339 timestamp such as 2026-11-21T23:43:00.000Z, received {s:?}")
+    })
+}
+
+/// A JSON array of distinct ids, each parsed by `parse`, at most `max`.
+pub(crate) fn ids<T: PartialEq>(
+    parse: fn(&str) -> Option<T>,
+    max: usize,
+) -> impl Fn(&Value) -> Result<Vec<T>, String> {
+    move |v| {
+        let items = v
+            .as_array()
+            .ok_or_else(|| format!("Expected array, received {}", kind(v)))?;
+        if items.len() > max {
+            return Err(format!("Array must contain at most {max} element(s)"));
+        }
+        let mut out: Vec<T> = Vec::with_capacity(items.len());
+        for item in items {
+            let one = id(parse)(item)?;
+            if out.contains(&one) {
+                return Err("Array must not repeat an id".into());
+            }
+            out.push(one);
+        }
+        Ok(out)
+    }
 }
 
 /// A string that must be one of `allowed`.

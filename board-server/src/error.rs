@@ -138,7 +138,9 @@ impl HttpStatus for Error {
             | Error::AttachmentsDisabled
             | Error::NotAuthor(_) => 403,
             Error::NotFound(_) | Error::Unknown(_) => 404,
-            Error::LinkExists | Error::Conflict(_) | Error::Transfer(_) => 409,
+            Error::LinkExists | Error::Conflict(_) | Error::NameTaken(_) | Error::Transfer(_) => {
+                409
+            }
             Error::NoFile(_) => 400,
             Error::PreconditionFailed(_) => 412,
             Error::FileTooLarge(_) | Error::TooManyFiles(_) => 413,

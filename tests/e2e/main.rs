@@ -10,6 +10,7 @@ mod auth;
 mod authors;
 mod browser;
 mod cards;
+mod cards_full;
 mod chromium;
 mod clean_text;
 mod columns;

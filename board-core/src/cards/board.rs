@@ -8,7 +8,9 @@
 //! `settings.version` (`wipLimits` decides `overLimit`, `columnScope` the set) and the sum of
 //! its columns' versions in `column_versions` (a move to a column's end advances only its
 //! column's). The sum only grows while the set's version stays, since a column, and its
-//! version's row, is deleted only under the set's lock.
+//! version's row, is deleted only under the set's lock. Since its cards carry their labels,
+//! assignees, checklist and counts (contract §24), the tag adds the workspace's version, the
+//! sum of the set's cards' versions and the number of their comments (`sets.rs`).
 //!
 //! The payload is two statements sent at once, each on its own connection
 //! (`tokio::try_join!`): the set's columns, and its cards as one big read
@@ -76,12 +78,12 @@ impl Board {
         let (set, versions) = match caller.into() {
             // The token is checked by the statement that finds the set.
             Caller::Bearer(bearer) => {
-                self.set_in_effect_checked(bearer, ws, project, "project", min)
+                self.set_in_effect_checked(bearer, ws, project, "project", min, true)
                     .await?
             }
             Caller::Actor(actor) => {
                 self.require(&self.pool, actor, ws, min).await?;
-                self.set_in_effect_versioned(&self.pool, ws, project, "project")
+                self.set_in_effect_versioned(&self.pool, ws, project, "project", true)
                     .await?
             }
         };
@@ -98,7 +100,7 @@ impl Board {
             let rows: Vec<BoardRow> = store::big_read(
                 &self.pool,
                 self.backend,
-                &BOARD_COLUMNS.text(),
+                BOARD_COLUMNS.text(),
                 "FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = $1) \
                  AND archived_at IS NULL",
                 "position, created_at",

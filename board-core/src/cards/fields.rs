@@ -10,12 +10,14 @@
 //! column of every row is converted twice; BENCHMARKS.md).
 
 use std::fmt;
+use std::sync::LazyLock;
 
 use serde::Serialize;
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::ids::{AccountId, CardId, ColumnId, ProjectId, WorkspaceId};
+use super::parts::{IdList, Progress};
+use crate::ids::{AccountId, CardId, ColumnId, LabelId, ProjectId, WorkspaceId};
 use crate::stored::FromStored;
 use crate::time::Timestamp;
 
@@ -26,7 +28,7 @@ use crate::time::Timestamp;
 macro_rules! card_fields {
     ($(
         $(#[$attr:meta])*
-        $field:ident: $ty:ty, board: $board:tt;
+        $field:ident: $ty:ty, board: $board:tt $(, sql: $sql:expr)?;
     )*) => {
         /// A card.
         #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
@@ -36,9 +38,11 @@ macro_rules! card_fields {
             $($(#[$attr])* pub $field: $ty,)*
         }
 
-        /// Every column of a card, in [`Card`]'s order, and whether the
-        /// board's read selects it.
-        const FIELDS: &[(&str, bool)] = &[$((stringify!($field), on_board!($board))),*];
+        /// Every field of a card, in [`Card`]'s order: its name, whether the
+        /// board's read selects it, and the sub-select that computes it when
+        /// it is not a column of `cards` (`{k}` stands for the card's row).
+        const FIELDS: &[(&str, bool, Option<&str>)] =
+            &[$((stringify!($field), on_board!($board), computed!($($sql)?))),*];
 
         impl<'r> sqlx::FromRow<'r, AnyRow> for BoardRow {
             /// By position, in [`BOARD_COLUMNS`]' order (a lookup by name
@@ -93,6 +97,16 @@ macro_rules! on_board {
     };
 }
 
+/// The sub-select of a computed field, `None` for a column.
+macro_rules! computed {
+    () => {
+        None
+    };
+    ($sql:expr) => {
+        Some($sql)
+    };
+}
+
 /// A field of a board row: `read` from the row, or the `(VALUE)` it holds.
 macro_rules! board_value {
     (read, $read:expr) => {
@@ -115,6 +129,25 @@ card_fields! {
     column_id: ColumnId, board: read;
     /// Its title.
     title: String, board: read;
+    /// What is to be done: Markdown, 0 to 100,000 characters, stored and
+    /// returned byte for byte (contract §24).
+    description: String, board: read;
+    /// When it is due; null when it is not.
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    due_at: Option<Timestamp>, board: read;
+    /// Its labels, in the workspace's label order.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
+    label_ids: IdList<LabelId>, board: read, sql: LABEL_IDS;
+    /// The accounts assigned to it, in the order they were assigned.
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>))]
+    assignee_ids: IdList<AccountId>, board: read, sql: ASSIGNEE_IDS;
+    /// Its checklist's items done, of all.
+    checklist: Progress, board: read, sql: CHECKLIST;
+    /// Its comments.
+    comment_count: i64, board: read, sql: COMMENT_COUNT;
+    /// Its own attachments and its comments' images (not the uploads no
+    /// comment holds yet).
+    attachment_count: i64, board: read, sql: ATTACHMENT_COUNT;
     /// Its place in the column: unique there, ascending from the top; with
     /// gaps, and changed when the server renumbers (order by it, never compute one).
     position: i64, board: read;
@@ -133,52 +166,69 @@ card_fields! {
     archived_at: Option<Timestamp>, board: (None);
 }
 
+/// A card's labels: ids in the labels' order, joined by commas.
+const LABEL_IDS: &str = "SELECT COALESCE(string_agg(l.id, ',' ORDER BY l.position, l.id), '') \
+     FROM card_labels cl JOIN labels l ON l.id = cl.label_id WHERE cl.card_id = {k}.id";
+
+/// A card's assignees: ids in the order they were assigned, joined by commas.
+const ASSIGNEE_IDS: &str = "SELECT COALESCE(string_agg(a.account_id, ',' \
+     ORDER BY a.assigned_at, a.account_id), '') FROM card_assignees a WHERE a.card_id = {k}.id";
+
+/// A card's checklist: `done/total`.
+const CHECKLIST: &str = "SELECT CAST(COALESCE(SUM(i.done), 0) AS TEXT) || '/' || \
+     CAST(COUNT(*) AS TEXT) FROM checklist_items i WHERE i.card_id = {k}.id";
+
+/// A card's comments.
+const COMMENT_COUNT: &str = "SELECT COUNT(*) FROM comments c WHERE c.card_id = {k}.id";
+
+/// A card's attachments and its comments' images.
+const ATTACHMENT_COUNT: &str = "SELECT COUNT(*) FROM attachments f WHERE f.card_id = {k}.id \
+     AND (f.scope = 'CARD' OR f.comment_id IS NOT NULL)";
+
 /// A list of a card's columns, written out where a statement names it
-/// (`format!("SELECT {CARD_COLUMNS} …")`).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Columns {
-    /// Put before each column (`"k."`: a join's alias).
-    prefix: &'static str,
-    /// Only the columns the board's read selects.
-    board: bool,
-}
+/// (`format!("SELECT {CARD_COLUMNS} …")`): made once, on first use.
+#[derive(Debug)]
+pub(crate) struct Columns(LazyLock<String>);
 
 impl Columns {
     /// The list as one text.
-    pub(crate) fn text(self) -> String {
-        self.to_string()
+    pub(crate) fn text(&self) -> &str {
+        &self.0
     }
 }
 
 impl fmt::Display for Columns {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let names = FIELDS.iter().filter(|(_, on)| *on || !self.board);
-        for (i, (name, _)) in names.enumerate() {
-            let sep = if i == 0 { "" } else { ", " };
-            write!(f, "{sep}{}{name}", self.prefix)?;
-        }
-        Ok(())
+        f.write_str(&self.0)
     }
 }
 
+/// The list of a card's fields: each column, `prefix`ed (`"k."`: a join's
+/// alias), and each computed field as its sub-select, named after the field
+/// but on the board (whose list, read by position inside `json_array`, names
+/// nothing); only the fields the board reads when `board`.
+fn list(prefix: &str, board: bool) -> String {
+    let row = prefix.strip_suffix('.').unwrap_or("cards");
+    let fields = FIELDS.iter().filter(|(_, on, _)| *on || !board);
+    let items: Vec<String> = fields
+        .map(|(name, _, sql)| match sql {
+            None => format!("{prefix}{name}"),
+            Some(sql) if board => format!("({})", sql.replace("{k}", row)),
+            Some(sql) => format!("({}) AS {name}", sql.replace("{k}", row)),
+        })
+        .collect();
+    items.join(", ")
+}
+
 /// A card's columns, read from `cards k` (for joins).
-pub(crate) const CARD_COLUMNS: Columns = Columns {
-    prefix: "k.",
-    board: false,
-};
+pub(crate) static CARD_COLUMNS: Columns = Columns(LazyLock::new(|| list("k.", false)));
 
 /// A card's columns as the wire type reads them (a `RETURNING` clause, a
 /// read of `cards` alone).
-pub(crate) const RETURNED: Columns = Columns {
-    prefix: "",
-    board: false,
-};
+pub(crate) static RETURNED: Columns = Columns(LazyLock::new(|| list("", false)));
 
 /// The columns of a card on the board: its fields marked `board: read`.
-pub(crate) const BOARD_COLUMNS: Columns = Columns {
-    prefix: "",
-    board: true,
-};
+pub(crate) static BOARD_COLUMNS: Columns = Columns(LazyLock::new(|| list("", true)));
 
 /// A card as the board's read returns it, by name (PostgreSQL's rows) or in
 /// [`BOARD_COLUMNS`]' order (SQLite's JSON rows); its workspace is filled in
@@ -202,22 +252,38 @@ mod tests {
 
     #[test]
     fn the_lists_follow_the_declaration() {
-        assert_eq!(
-            CARD_COLUMNS.text(),
-            "k.id, k.workspace_id, k.project_id, k.column_id, k.title, k.position, \
-             k.created_at, k.updated_at, k.created_by, k.archived_at"
+        let card = CARD_COLUMNS.text();
+        assert!(
+            card.starts_with(
+                "k.id, k.workspace_id, k.project_id, k.column_id, k.title, \
+                              k.description, k.due_at, (SELECT "
+            ),
+            "{card}"
         );
-        assert!(RETURNED.text().starts_with("id, workspace_id, "));
-        assert_eq!(
-            BOARD_COLUMNS.text(),
-            "id, project_id, column_id, title, position, created_at, updated_at, created_by"
+        assert!(
+            card.contains("WHERE cl.card_id = k.id) AS label_ids, ("),
+            "{card}"
         );
+        assert!(card.ends_with(
+            ") AS attachment_count, k.position, k.created_at, \
+                                k.updated_at, k.created_by, k.archived_at"
+        ));
+        let returned = RETURNED.text();
+        assert!(returned.starts_with("id, workspace_id, "));
+        assert!(returned.contains("WHERE c.card_id = cards.id) AS comment_count"));
+        let board = BOARD_COLUMNS.text();
+        assert!(board.starts_with("id, project_id, column_id, title, description, due_at, ("));
+        assert!(
+            !board.contains(" AS label_ids") && !board.contains("archived_at"),
+            "{board}"
+        );
+        assert!(board.ends_with(", position, created_at, updated_at, created_by"));
     }
 
     #[test]
     fn a_board_row_reads_its_columns_in_order() {
-        let json = r#"[["c1", null, "k1", "T", 3, "2026-01-01T00:00:00.000Z",
-                       "2026-01-02T00:00:00.000Z", "a1"]]"#;
+        let json = r#"[["c1", null, "k1", "T", "*d*", null, "l1,l2", "", "1/3", 10, 2,
+                       3, "2026-01-01T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "a1"]]"#;
         let rows: Vec<BoardRow> = serde_json::from_str(json).unwrap();
         let ws = WorkspaceId::from_db("w1".into());
         let card = rows.into_iter().next().unwrap().in_workspace(&ws);
@@ -227,6 +293,11 @@ mod tests {
         assert_eq!((card.title, card.position), ("T".to_string(), 3));
         assert_eq!(card.created_by.as_ref().map(AsRef::as_ref), Some("a1"));
         assert_eq!(card.archived_at, None);
+        assert_eq!((card.description.as_str(), &card.due_at), ("*d*", &None));
+        assert_eq!(card.label_ids.len(), 2);
+        assert!(card.assignee_ids.is_empty());
+        assert_eq!(card.checklist, Progress { done: 1, total: 3 });
+        assert_eq!((card.comment_count, card.attachment_count), (10, 2));
         assert!(serde_json::from_str::<Vec<BoardRow>>(r#"[["c1"]]"#).is_err());
     }
 }

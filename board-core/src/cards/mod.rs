@@ -12,9 +12,10 @@ use sqlx::{Any, Executor, FromRow, Row};
 use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::error::{Error, Result};
 use crate::etag::{Conditional, ETag, IfNoneMatch};
-use crate::ids::{AccountId, CardId, ColumnId, ProjectId, WorkspaceId};
+use crate::ids::{AccountId, CardId, ColumnId, LabelId, ProjectId, WorkspaceId};
 use crate::order::Placement;
-use crate::text::Name;
+use crate::text::{Description, Name};
+use crate::time::Timestamp;
 use crate::validate::{self, Fields, FromJson};
 use crate::Board;
 
@@ -31,7 +32,18 @@ pub struct NewCard {
     pub title: Name,
     /// Where in the column (`beforeId` / `afterId` on the wire); default: its end.
     pub placement: Option<Placement>,
+    /// Its description (contract §24); default: empty.
+    pub description: Description,
+    /// When it is due; default: never.
+    pub due_at: Option<Timestamp>,
+    /// Its labels: labels of its workspace.
+    pub label_ids: Vec<LabelId>,
+    /// Its assignees, in this order: members of its workspace.
+    pub assignee_ids: Vec<AccountId>,
 }
+
+/// The most labels or assignees one request may give a card.
+pub const MAX_CARD_IDS: usize = 100;
 
 impl NewCard {
     /// A card titled `title` in `workspace`, without a project, in the first
@@ -50,6 +62,10 @@ impl NewCard {
             column_id: None,
             title,
             placement: None,
+            description: Description::default(),
+            due_at: None,
+            label_ids: Vec::new(),
+            assignee_ids: Vec::new(),
         }
     }
 
@@ -80,6 +96,10 @@ impl FromJson for NewCard {
         let column = f.nullable("columnId", validate::id(ColumnId::parse));
         let title = f.required("title", validate::name);
         let placement = Placement::read(&mut f);
+        let description = f.optional("description", validate::description);
+        let due_at = f.nullable("dueAt", validate::timestamp);
+        let labels = f.optional("labelIds", validate::ids(LabelId::parse, MAX_CARD_IDS));
+        let assignees = f.optional("assigneeIds", validate::ids(AccountId::parse, MAX_CARD_IDS));
         f.finish()?;
         Ok(NewCard {
             workspace_id: tenant.expect("checked"),
@@ -87,6 +107,10 @@ impl FromJson for NewCard {
             column_id: column,
             title: title.expect("checked"),
             placement,
+            description: description.unwrap_or_default(),
+            due_at,
+            label_ids: labels.unwrap_or_default(),
+            assignee_ids: assignees.unwrap_or_default(),
         })
     }
 }
@@ -102,6 +126,10 @@ pub struct CardPatch {
     /// Where in the target column (`beforeId` / `afterId` on the wire);
     /// default: the end of another column, or the card's place in its own.
     pub placement: Option<Placement>,
+    /// New description (contract §24).
+    pub description: Option<Description>,
+    /// New due time: `Some(None)` clears it (`null` on the wire).
+    pub due_at: Option<Option<Timestamp>>,
 }
 
 impl CardPatch {
@@ -122,6 +150,18 @@ impl CardPatch {
         self.placement = Some(placement);
         self
     }
+
+    /// Sets the card's description.
+    pub fn description(mut self, description: Description) -> CardPatch {
+        self.description = Some(description);
+        self
+    }
+
+    /// Sets when the card is due (`None`: never).
+    pub fn due(mut self, due_at: Option<Timestamp>) -> CardPatch {
+        self.due_at = Some(due_at);
+        self
+    }
 }
 
 impl FromJson for CardPatch {
@@ -130,11 +170,18 @@ impl FromJson for CardPatch {
         let title = f.optional("title", validate::name);
         let column = f.optional("columnId", validate::id(ColumnId::parse));
         let placement = Placement::read(&mut f);
+        let description = f.optional("description", validate::description);
+        let due_at = f.present("dueAt", |v| match v {
+            Value::Null => Ok(None),
+            v => validate::timestamp(v).map(Some),
+        });
         f.finish()?;
         Ok(CardPatch {
             title,
             column_id: column,
             placement,
+            description,
+            due_at,
         })
     }
 }
@@ -144,12 +191,15 @@ const CARD_TAG: &str = "card";
 
 mod board;
 mod fields;
+mod marks;
+mod parts;
 mod reach;
 mod write;
 
 pub use board::{BoardColumn, BoardView};
 pub use fields::Card;
 pub(crate) use fields::{BoardRow, BOARD_COLUMNS, CARD_COLUMNS, RETURNED};
+pub use parts::{IdList, Progress};
 
 pub(crate) use write::{
     card_move_read_sql, card_read_sql, column_read_sql, move_at_commit_sql, MOVE_TO_END_SQL,

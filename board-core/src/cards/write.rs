@@ -44,13 +44,13 @@ use crate::ids::{CardId, ColumnId, ColumnSetId, WorkspaceId};
 use crate::order::{self, Repositioned, Spot, SPACING};
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
-use crate::text::Name;
-use crate::time::now;
+use crate::text::{Description, Name};
+use crate::time::{now, Timestamp};
 use crate::validate::Input;
 use crate::wip::{self, Room};
 use crate::Board;
 
-use super::{check_reach, Card, CardPatch, NewCard, CARD_COLUMNS, CARD_TAG, RETURNED};
+use super::{check_reach, marks, Card, CardPatch, NewCard, CARD_COLUMNS, CARD_TAG, RETURNED};
 
 /// A move to the end of another column, deferred to the commit: the card
 /// `$1` into column `$2` at position `$5` (read under that column's lock), at
@@ -72,6 +72,37 @@ pub(crate) fn move_at_commit_sql() -> String {
                      WHERE e.column_id = $2) \
          WHERE id = $1 RETURNING position AS {MOVED_POSITION}"
     )
+}
+
+/// Sets a card's title, description and due time where given (`due`:
+/// `Some(None)` clears it), and `updated_at`, in one statement; returns the card.
+async fn update_fields(
+    tx: &mut WriteTx,
+    id: &CardId,
+    title: Option<String>,
+    description: Option<Description>,
+    due: Option<Option<Timestamp>>,
+    at: &Timestamp,
+) -> Result<Card> {
+    let sql = format!(
+        "UPDATE cards SET title = COALESCE($2, title), updated_at = $3, \
+         description = COALESCE($4, description), \
+         due_at = CASE WHEN $5 = 1 THEN $6 ELSE due_at END \
+         WHERE id = $1 RETURNING {RETURNED}"
+    );
+    let (set_due, due) = match due {
+        Some(due) => (1_i64, due),
+        None => (0, None),
+    };
+    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .bind(title)
+        .bind(at)
+        .bind(description)
+        .bind(set_due)
+        .bind(due)
+        .fetch_one(&mut **tx)
+        .await?)
 }
 
 /// The column of the position [`move_at_commit_sql`] answers.
@@ -112,23 +143,31 @@ impl Board {
         // The card and its history counter at 1, then entry 1 (one statement each).
         let sql = format!(
             "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, \
-                                created_at, updated_at, history_seq, created_by) \
+                                created_at, updated_at, history_seq, created_by, description, \
+                                due_at) \
              SELECT $1, $2, $3, $4, $5, COALESCE($7, COALESCE(MAX(position), 0) + {SPACING}), \
-                    $6, $6, 1, $8 \
+                    $6, $6, 1, $8, $9, $10 \
              FROM cards WHERE column_id = $4 RETURNING {RETURNED}"
         );
-        let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        let mut card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(&id)
             .bind(ws)
             .bind(&new.project_id)
             .bind(&column)
             .bind(&new.title)
-            .bind(at)
+            .bind(&at)
             .bind(position)
             .bind(actor.account())
+            .bind(&new.description)
+            .bind(&new.due_at)
             .fetch_one(&mut *tx)
             .await
             .map_err(order::position_taken)?;
+        if !new.label_ids.is_empty() || !new.assignee_ids.is_empty() {
+            marks::add_labels(&mut tx, &id, ws, &new.label_ids).await?;
+            marks::add_assignees(&mut tx, &id, ws, &new.assignee_ids).await?;
+            card = self.find_card(&mut *tx, &id).await?;
+        }
         if let Some(spot) = spot {
             repositioned(&mut tx, actor, ws, &column, &spot);
         }
@@ -195,7 +234,8 @@ impl Board {
             }
             None => None,
         };
-        let column = target.as_ref().unwrap_or(&card.column_id);
+        let column = target.clone().unwrap_or_else(|| card.column_id.clone());
+        let column = &column;
         let spot = match &patch.placement {
             Some(p) => {
                 let current = target.is_none().then_some(card.position);
@@ -204,21 +244,20 @@ impl Board {
             None => None,
         };
         let position = spot.as_ref().and_then(|s| s.position);
+        // The description and the due time, when they change.
+        let description = patch.description.filter(|d| d.as_str() != card.description);
+        let due = patch.due_at.filter(|d| *d != card.due_at);
+        let fields = description.is_some() || due.is_some();
         if target.is_none() && position.is_none() {
-            let Some(title) = title else {
+            if title.is_none() && !fields {
                 return Ok(card); // nothing changes
-            };
-            let sql = format!(
-                "UPDATE cards SET title = $2, updated_at = $3 WHERE id = $1 RETURNING {RETURNED}"
-            );
-            let card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
-                .bind(id)
-                .bind(title)
-                .bind(at)
-                .fetch_one(&mut *tx)
-                .await?;
-            let doc = index::title(id, &card.workspace_id, &card.title);
-            index::defer_write(&mut tx, doc, true);
+            }
+            let renamed = title.is_some();
+            let card = update_fields(&mut tx, id, title, description, due, &at).await?;
+            if renamed {
+                let doc = index::title(id, &card.workspace_id, &card.title);
+                index::defer_write(&mut tx, doc, true);
+            }
             tx.emit(Change::new(
                 "card.updated",
                 &card.workspace_id,
@@ -229,6 +268,17 @@ impl Board {
             tx.commit().await?;
             return Ok(card);
         }
+        // A move that also changes the description or the due time: those
+        // first (`card.updated`), then the move as it would be alone.
+        let card = match fields {
+            true => {
+                let card = update_fields(&mut tx, id, None, description, due, &at).await?;
+                let ws = &card.workspace_id;
+                tx.emit(Change::new("card.updated", ws, actor, &card, &[]));
+                card
+            }
+            false => card,
+        };
         if let (Some(to), None, Some(_)) = (&target, &spot, &names) {
             // A move to the target's end: every value of the moved card is
             // known (the end was read with the card under the target

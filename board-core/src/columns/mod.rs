@@ -317,7 +317,7 @@ impl Board {
                 let ws = q.workspace_id();
                 self.require(&self.pool, actor, ws, Role::Viewer).await?;
                 let (set, versions) = self
-                    .set_in_effect_versioned(&self.pool, ws, q.project_key(), "project")
+                    .set_in_effect_versioned(&self.pool, ws, q.project_key(), "project", false)
                     .await?;
                 let tag = ETag::of_versions("project columns", set.as_ref(), &versions);
                 Conditional::answer(tag, cond, self.set_columns(&self.pool, &set)).await

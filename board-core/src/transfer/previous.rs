@@ -3,12 +3,14 @@
 //! archive and search (migration 0012, contract §19), webhooks (0013, §18) and
 //! the versions of conditional requests (0014, §22), and what came later
 //! within format 3 (0015 comment seqs, 0016 column versions); version 1 also
-//! what migration 0011 added (contract §17).
+//! what migration 0011 added (contract §17). Version 3 lacks cards in full
+//! (0018, contract §24): descriptions, due times, labels, assignees and
+//! checklists.
 
 use super::Value;
 
 /// The export format this build writes (docs/export.md).
-pub const EXPORT_FORMAT_VERSION: u32 = 3;
+pub const EXPORT_FORMAT_VERSION: u32 = 4;
 
 /// The columns format version 2 added (migration 0011: who did what): a
 /// version 1 export has none of them, and its rows go in with null there.
@@ -28,18 +30,29 @@ const ADDED_IN_3: &[(&str, &str)] = &[
     ("cards", "version"),
 ];
 
-/// The tables format version 3 added: an older export has no file for them,
+/// The columns format version 4 added (migration 0018).
+const ADDED_IN_4: &[(&str, &str)] = &[("cards", "description"), ("cards", "due_at")];
+
+/// The tables format version 4 added (migration 0018): an older export has
+/// none, and no card of it had labels, assignees or a checklist.
+const TABLES_ADDED_IN_4: &[&str] = &["labels", "card_labels", "card_assignees", "checklist_items"];
+
+/// The tables formats 3 and 4 added. An older export has no file for them,
 /// and they are imported empty (no card of such an export was archived, it
 /// had no webhook, its columns' versions start at none, migration 0016), but
 /// for the search index, which the import rebuilds from the cards and
-/// comments.
-const TABLES_ADDED_IN_3: &[&str] = &[
+/// comments. The last four are format 4's ([`TABLES_ADDED_IN_4`]).
+const TABLES_ADDED_IN_3_AND_4: &[&str] = &[
     "card_archives",
     "search_terms",
     "search_state",
     "webhooks",
     "webhook_deliveries",
     "column_versions",
+    "labels",
+    "card_labels",
+    "card_assignees",
+    "checklist_items",
 ];
 
 /// Migrations that change no column and no row an export carries (0017
@@ -66,15 +79,20 @@ impl Absent {
                 tables: &[],
                 migrations: &[],
             }),
+            3 => Some(Absent {
+                columns: &[ADDED_IN_4],
+                tables: TABLES_ADDED_IN_4,
+                migrations: &[18],
+            }),
             2 => Some(Absent {
-                columns: &[ADDED_IN_3],
-                tables: TABLES_ADDED_IN_3,
-                migrations: &[12, 13, 14, 15, 16, 17],
+                columns: &[ADDED_IN_3, ADDED_IN_4],
+                tables: TABLES_ADDED_IN_3_AND_4,
+                migrations: &[12, 13, 14, 15, 16, 17, 18],
             }),
             1 => Some(Absent {
-                columns: &[ADDED_IN_2, ADDED_IN_3],
-                tables: TABLES_ADDED_IN_3,
-                migrations: &[11, 12, 13, 14, 15, 16, 17],
+                columns: &[ADDED_IN_2, ADDED_IN_3, ADDED_IN_4],
+                tables: TABLES_ADDED_IN_3_AND_4,
+                migrations: &[11, 12, 13, 14, 15, 16, 17, 18],
             }),
             _ => None,
         }
@@ -99,13 +117,14 @@ impl Absent {
     }
 
     /// What a row of such an export gets in a column it lacks: 0 for a
-    /// `version` counter (NOT NULL, as the migration's default), null for the
-    /// rest (unknown: who did what, never archived).
+    /// `version` counter and `""` for a description (NOT NULL, as the
+    /// migration's defaults), null for the rest (unknown: who did what;
+    /// never archived, never due).
     pub(crate) fn fill(column: &str) -> Value {
-        if column == "version" {
-            Value::Int(0)
-        } else {
-            Value::Null
+        match column {
+            "version" => Value::Int(0),
+            "description" => Value::Text(String::new()),
+            _ => Value::Null,
         }
     }
 
@@ -143,6 +162,11 @@ mod tests {
         assert!(!v2.column("cards", "created_by") && v2.column("cards", "archived_at"));
         assert!(v2.column("workspaces", "version") && v2.table("webhook_deliveries"));
         assert!(v2.search_index());
+        let v3 = Absent::of(3).unwrap();
+        assert!(v3.column("cards", "description") && v3.table("checklist_items"));
+        assert!(v2.table("labels") && v1.column("cards", "due_at"));
+        assert_eq!(Absent::fill("description"), Value::Text(String::new()));
+        assert_eq!(v3.migrations(&[1, 17, 18], &[1, 17]), vec![1, 17]);
         let v3 = Absent::of(EXPORT_FORMAT_VERSION).unwrap();
         assert_eq!(v3.migrations(&[1, 12, 13, 14], &[1]), vec![1, 12, 13, 14]);
         // An export made before migration 0017 (neutral) or after it.
@@ -154,6 +178,6 @@ mod tests {
         assert!(!v3.table("webhooks") && !v3.search_index());
         assert_eq!(Absent::fill("version"), Value::Int(0));
         assert_eq!(Absent::fill("archived_at"), Value::Null);
-        assert!(Absent::of(4).is_none() && Absent::of(0).is_none());
+        assert!(Absent::of(5).is_none() && Absent::of(0).is_none());
     }
 }

@@ -59,6 +59,9 @@ pub const WEBHOOK_EVENTS: &[&str] = &[
     "cards.repositioned",
     "card.archived",
     "card.restored",
+    "label.created",
+    "label.updated",
+    "label.deleted",
 ];
 
 /// The shortest secret accepted (contract §18).

@@ -194,3 +194,64 @@ pub(super) async fn list(req: Request) -> Answer {
     let page = req.board().archived_cards(&actor, &query).await?;
     Ok(json(StatusCode::OK, &page))
 }
+
+#[utoipa::path(
+    put, path = "/api/cards/{id}/labels/{labelId}", operation_id = "putCardLabel", tag = "cards",
+    params(("id" = board_core::CardId, Path, description = "The card"), ("labelId" = board_core::LabelId, Path, description = "A label of the card's workspace")),
+    responses(
+        (status = 200, description = "The card, with the label (a second PUT changes nothing and emits nothing)", body = board_core::Card),
+        (status = 422, description = "INVALID_LABEL: the label is not one of the card's workspace", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn put_label(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let (id, label) = req.path_ids::<CardId, board_core::LabelId>()?;
+    let card = req.board().put_card_label(&actor, &id, &label).await?;
+    Ok(json(StatusCode::OK, &card))
+}
+
+#[utoipa::path(
+    delete, path = "/api/cards/{id}/labels/{labelId}", operation_id = "deleteCardLabel", tag = "cards",
+    params(("id" = board_core::CardId, Path, description = "The card"), ("labelId" = board_core::LabelId, Path, description = "The label")),
+    responses(
+        (status = 200, description = "The card, without the label (when it did not have it, nothing changes)", body = board_core::Card),
+    ),
+)]
+pub(super) async fn delete_label(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let (id, label) = req.path_ids::<CardId, board_core::LabelId>()?;
+    let card = req.board().delete_card_label(&actor, &id, &label).await?;
+    Ok(json(StatusCode::OK, &card))
+}
+
+#[utoipa::path(
+    put, path = "/api/cards/{id}/assignees/{accountId}", operation_id = "putCardAssignee", tag = "cards",
+    params(("id" = board_core::CardId, Path, description = "The card"), ("accountId" = board_core::AccountId, Path, description = "A member of the card's workspace (any role)")),
+    responses(
+        (status = 200, description = "The card, assigned to the account after its other assignees (a second PUT changes nothing and emits nothing)", body = board_core::Card),
+        (status = 422, description = "NOT_A_MEMBER: the account is not a member of the card's workspace", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn put_assignee(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let (id, account) = req.path_ids::<CardId, board_core::AccountId>()?;
+    let card = req.board().put_card_assignee(&actor, &id, &account).await?;
+    Ok(json(StatusCode::OK, &card))
+}
+
+#[utoipa::path(
+    delete, path = "/api/cards/{id}/assignees/{accountId}", operation_id = "deleteCardAssignee", tag = "cards",
+    params(("id" = board_core::CardId, Path, description = "The card"), ("accountId" = board_core::AccountId, Path, description = "The account")),
+    responses(
+        (status = 200, description = "The card, without the assignee (when it was not assigned, nothing changes)", body = board_core::Card),
+    ),
+)]
+pub(super) async fn delete_assignee(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let (id, account) = req.path_ids::<CardId, board_core::AccountId>()?;
+    let card = req
+        .board()
+        .delete_card_assignee(&actor, &id, &account)
+        .await?;
+    Ok(json(StatusCode::OK, &card))
+}

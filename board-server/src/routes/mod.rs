@@ -26,6 +26,7 @@ mod events;
 mod files;
 mod flow;
 mod health;
+mod labels;
 mod members;
 mod relations;
 mod search;
@@ -112,6 +113,15 @@ impl Request {
     /// found", like an unknown one (contract §3).
     pub fn path_id<T: PathId>(&self) -> Result<T, ApiError> {
         T::parse(&self.param).ok_or(ApiError::Core(board_core::Error::NotFound(T::WHAT)))
+    }
+
+    /// The route's two path parameters (`/api/cards/{id}/labels/{labelId}`)
+    /// as typed ids: a malformed one is "not found", the first checked first.
+    pub fn path_ids<A: PathId, B: PathId>(&self) -> Result<(A, B), ApiError> {
+        let (a, b) = self.param.split_once('/').unwrap_or((&self.param, ""));
+        let a = A::parse(a).ok_or(ApiError::Core(board_core::Error::NotFound(A::WHAT)))?;
+        let b = B::parse(b).ok_or(ApiError::Core(board_core::Error::NotFound(B::WHAT)))?;
+        Ok((a, b))
     }
 
     /// The board.
@@ -325,6 +335,14 @@ route_table! {
     cards::archive,
     cards::restore,
     cards::board,
+    cards::put_label,
+    cards::delete_label,
+    cards::put_assignee,
+    cards::delete_assignee,
+    labels::list,
+    labels::create,
+    labels::patch,
+    labels::delete,
     flow::get,
     search::get,
     comments::list,
@@ -409,4 +427,6 @@ path_ids!(
     board_core::AttachmentId => "attachment",
     board_core::RelationId => "relation",
     board_core::WebhookId => "webhook",
+    board_core::LabelId => "label",
+    board_core::AccountId => "account",
 );

@@ -170,29 +170,30 @@ impl Table {
         self.paths.iter().flat_map(|p| &p.routes)
     }
 
-    /// The routes of the path, with its parameter: a literal segment wins
-    /// over a parameter (`/api/columns/order` is not a column id).
-    fn find<'p>(&self, path: &'p str) -> Option<(&PathRoutes, &'p str)> {
+    /// The routes of the path, with its parameters (joined by `/` when there
+    /// are several: `Request::path_ids`): a literal segment wins over a
+    /// parameter (`/api/columns/order` is not a column id).
+    fn find<'p>(&self, path: &'p str) -> Option<(&PathRoutes, String)> {
         let got = split(path);
-        let mut best: Option<(usize, &PathRoutes, &'p str)> = None;
+        let mut best: Option<(usize, &PathRoutes, Vec<&'p str>)> = None;
         'paths: for p in &self.paths {
             if p.segments.len() != got.len() {
                 continue;
             }
-            let (mut literal, mut param) = (0, "");
+            let (mut literal, mut param) = (0, Vec::new());
             for (want, seg) in p.segments.iter().zip(&got) {
                 match want {
                     None if seg.is_empty() => continue 'paths,
-                    None => param = seg,
+                    None => param.push(*seg),
                     Some(w) if w == seg => literal += 1,
                     Some(_) => continue 'paths,
                 }
             }
-            if best.is_none_or(|(l, _, _)| literal > l) {
+            if best.as_ref().is_none_or(|(l, _, _)| literal > *l) {
                 best = Some((literal, p, param));
             }
         }
-        best.map(|(_, p, param)| (p, param))
+        best.map(|(_, p, param)| (p, param.join("/")))
     }
 
     /// The template and `Allow` methods of the path, if the table has it.
@@ -215,7 +216,7 @@ impl Table {
                 .into_response();
         };
         let mut response = match p.routes.iter().find(|r| r.method == *method) {
-            Some(route) => (route.handler)(request(param.to_string()))
+            Some(route) => (route.handler)(request(param))
                 .await
                 .unwrap_or_else(ApiError::into_response),
             None => {

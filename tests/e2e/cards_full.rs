@@ -1,0 +1,269 @@
+//! Cards in full (contract §24): description and due time, the workspace's
+//! labels, a card's labels and assignees one at a time, its counts, and the
+//! board's tag following them.
+
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
+use tokio::sync::Barrier;
+
+fn id(v: &Value) -> String {
+    v["id"].as_str().expect("id").to_string()
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+async fn label(app: &common::App, name: &str) -> String {
+    let r = app
+        .call(
+            "POST",
+            "/api/labels",
+            Some(json!({"tenantId": app.tenant, "name": name})),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{:?}", r.body);
+    id(&r.body)
+}
+
+/// The account id of the member of `ws` whose name or role is `who`.
+async fn member_id(app: &common::App, ws: &str, who: &str) -> String {
+    let r = app
+        .call("GET", &format!("/api/members?tenant={ws}"), None)
+        .await;
+    assert_eq!(r.status, 200, "{:?}", r.body);
+    let found = r
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == who || m["role"] == who);
+    found.expect(who)["accountId"].as_str().unwrap().to_string()
+}
+
+on_both_backends! {
+    async fn description_and_due_time_are_kept_and_checked(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = app.card("Plain").await;
+        assert_eq!(card["description"], "");
+        assert_eq!(card["dueAt"], Value::Null);
+        assert_eq!(card["labelIds"], json!([]));
+        assert_eq!(card["assigneeIds"], json!([]));
+        assert_eq!(card["checklist"], json!({"done": 0, "total": 0}));
+        assert_eq!((card["commentCount"].as_i64(), card["attachmentCount"].as_i64()), (Some(0), Some(0)));
+
+        let text = "  # Plan\n\n- [ ] ship\r\n\ttabbed  ";
+        let body = json!({"tenantId": app.tenant, "title": "Full", "description": text,
+                          "dueAt": "2026-12-01T10:00:00+02:00"});
+        let r = app.call("POST", "/api/cards", Some(body)).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        assert_eq!(r.body["description"], text, "byte for byte");
+        assert_eq!(r.body["dueAt"], "2026-12-01T08:00:00.000Z", "kept as UTC");
+        let path = format!("/api/cards/{}", id(&r.body));
+
+        let r = app.call("PATCH", &path, Some(json!({"dueAt": null, "description": "new"}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!((r.body["dueAt"].clone(), r.body["description"].clone()), (Value::Null, json!("new")));
+        let got = app.call("GET", &path, None).await;
+        assert_eq!(got.body, r.body);
+
+        // Refused, and nothing changes.
+        for (body, field) in [
+            (json!({"dueAt": "tomorrow"}), "dueAt"),
+            (json!({"dueAt": 5}), "dueAt"),
+            (json!({"description": "a\u{7}b"}), "description"),
+            (json!({"description": "x".repeat(100_001)}), "description"),
+            (json!({"description": null}), "description"),
+        ] {
+            let r = app.call("PATCH", &path, Some(body.clone())).await;
+            assert_eq!(r.status, 422, "{body}");
+            assert!(r.body["details"]["fieldErrors"][field].is_array(), "{:?}", r.body);
+        }
+        assert_eq!(app.call("GET", &path, None).await.body, got.body);
+        let r = app.call("PATCH", &path, Some(json!({"description": "x".repeat(100_000)}))).await;
+        assert_eq!(r.status, 200);
+
+        // A move with a new due time does both.
+        let cols = app.columns().await;
+        let body = json!({"columnId": id(&cols[1]), "dueAt": "2027-01-01"});
+        let r = app.call("PATCH", &path, Some(body)).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!(r.body["columnId"], id(&cols[1]).as_str());
+        assert_eq!(r.body["dueAt"], "2027-01-01T00:00:00.000Z");
+        let board = app.call("GET", &format!("/api/board?tenant={}", app.tenant), None).await;
+        let on_board = &board.body["columns"][1]["cards"][0];
+        assert_eq!(on_board, &app.call("GET", &path, None).await.body, "the board's card is the card");
+    }
+
+    async fn labels_are_a_workspace_list_in_order(backend) {
+        let app = common::spawn_app(backend).await;
+        let bug = label(&app, "Bug").await;
+        let ux = label(&app, "UX").await;
+        let r = app.call("POST", "/api/labels", Some(json!({"tenantId": app.tenant, "name": " bug "}))).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (409, Some("NAME_TAKEN")), "{:?}", r.body);
+        let r = app.call("POST", "/api/labels", Some(json!({"tenantId": app.tenant, "name": "x", "color": "mauve"}))).await;
+        assert_eq!(r.status, 422);
+        let list = app.call("GET", &format!("/api/labels?tenant={}", app.tenant), None).await;
+        assert_eq!(list.status, 200);
+        let names: Vec<&str> = list.body.as_array().unwrap().iter().map(|l| l["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["Bug", "UX"]);
+        assert_eq!(list.body[0]["accent"], "slate", "default colour");
+        assert_eq!(list.body[0]["tenantId"], app.tenant.as_str());
+
+        // A card's labels follow the label order, whatever order they were put in.
+        let card = app.card("Labelled").await;
+        let path = format!("/api/cards/{}", id(&card));
+        let r = app.call("PUT", &format!("{path}/labels/{ux}"), None).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let r = app.call("PUT", &format!("{path}/labels/{bug}"), None).await;
+        assert_eq!(ids(&r.body["labelIds"]), [bug.clone(), ux.clone()]);
+        let r = app.call("PATCH", &format!("/api/labels/{ux}"), Some(json!({"beforeId": bug, "color": "red", "name": "Design"}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!((r.body["accent"].as_str(), r.body["name"].as_str()), (Some("red"), Some("Design")));
+        let got = app.call("GET", &path, None).await;
+        assert_eq!(ids(&got.body["labelIds"]), [ux.clone(), bug.clone()], "the new label order");
+        let r = app.call("PATCH", &format!("/api/labels/{ux}"), Some(json!({"name": "BUG"}))).await;
+        assert_eq!(r.status, 409);
+        let r = app.call("PATCH", &format!("/api/labels/{ux}"), Some(json!({"afterId": ux}))).await;
+        assert_eq!(r.status, 422, "not another label");
+
+        // A deletion takes the label off every card.
+        let r = app.call("DELETE", &format!("/api/labels/{bug}"), None).await;
+        assert_eq!(r.status, 200);
+        let got = app.call("GET", &path, None).await;
+        assert_eq!(ids(&got.body["labelIds"]), [ux.as_str()]);
+        assert_eq!(app.call("DELETE", &format!("/api/labels/{bug}"), None).await.status, 404);
+
+        // A viewer reads them; it does not write them.
+        let viewer = app.account_in(&app.tenant, "Vera", "viewer").await;
+        let list = app.call_as(&viewer, "GET", &format!("/api/labels?tenant={}", app.tenant), None).await;
+        assert_eq!(list.status, 200);
+        let r = app.call_as(&viewer, "PUT", &format!("{path}/labels/{ux}"), None).await;
+        assert_eq!(r.status, 403);
+        let r = app.call_as(&viewer, "POST", "/api/labels", Some(json!({"tenantId": app.tenant, "name": "V"}))).await;
+        assert_eq!(r.status, 403);
+    }
+
+    async fn labels_and_assignees_change_one_at_a_time(backend) {
+        let app = common::spawn_app(backend).await;
+        let bug = label(&app, "Bug").await;
+        let card = app.card("Marked").await;
+        let path = format!("/api/cards/{}", id(&card));
+        let put = app.call("PUT", &format!("{path}/labels/{bug}"), None).await;
+        assert_eq!(put.status, 200);
+        let again = app.call("PUT", &format!("{path}/labels/{bug}"), None).await;
+        assert_eq!((again.status, &again.body), (200, &put.body), "a second PUT changes nothing");
+        let del = app.call("DELETE", &format!("{path}/labels/{bug}"), None).await;
+        assert_eq!((del.status, del.body["labelIds"].clone()), (200, json!([])));
+        let again = app.call("DELETE", &format!("{path}/labels/{bug}"), None).await;
+        assert_eq!((again.status, &again.body), (200, &del.body));
+
+        // Another workspace's label, an account that is no member.
+        let other = app.workspace("Other").await;
+        let me = member_id(&app, &app.tenant, "ADMIN").await;
+        app.member(&other, &me, "admin").await;
+        let r = app.call("POST", "/api/labels", Some(json!({"tenantId": other, "name": "Far"}))).await;
+        assert_eq!(r.status, 201);
+        let far = id(&r.body);
+        let r = app.call("PUT", &format!("{path}/labels/{far}"), None).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("INVALID_LABEL")), "{:?}", r.body);
+        app.account_in(&other, "Stranger", "member").await;
+        let stranger_id = member_id(&app, &other, "Stranger").await;
+        let r = app.call("PUT", &format!("{path}/assignees/{stranger_id}"), None).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("NOT_A_MEMBER")), "{:?}", r.body);
+        assert_eq!(app.call("PUT", &format!("{path}/labels/nope"), None).await.status, 404);
+
+        // Assignees keep the order they were assigned in.
+        app.account_in(&app.tenant, "Vic", "viewer").await;
+        let vic = member_id(&app, &app.tenant, "Vic").await;
+        let r = app.call("PUT", &format!("{path}/assignees/{vic}"), None).await;
+        assert_eq!(r.status, 200, "a viewer may be assigned: {:?}", r.body);
+        let r = app.call("PUT", &format!("{path}/assignees/{me}"), None).await;
+        assert_eq!(ids(&r.body["assigneeIds"]), [vic.clone(), me.clone()]);
+        let r = app.call("DELETE", &format!("{path}/assignees/{vic}"), None).await;
+        assert_eq!(ids(&r.body["assigneeIds"]), [me.as_str()]);
+
+        // A new card with both, in one request.
+        let body = json!({"tenantId": app.tenant, "title": "Both", "labelIds": [bug], "assigneeIds": [vic, me]});
+        let r = app.call("POST", "/api/cards", Some(body)).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        assert_eq!(ids(&r.body["labelIds"]), [bug.as_str()]);
+        assert_eq!(ids(&r.body["assigneeIds"]), [vic.clone(), me.clone()]);
+        let before = app.call("GET", &format!("/api/board?tenant={}", app.tenant), None).await;
+        let body = json!({"tenantId": app.tenant, "title": "Refused", "labelIds": [far]});
+        let r = app.call("POST", "/api/cards", Some(body)).await;
+        assert_eq!(r.status, 422, "{:?}", r.body);
+        let after = app.call("GET", &format!("/api/board?tenant={}", app.tenant), None).await;
+        assert_eq!(before.body, after.body, "a refused card leaves no row");
+    }
+
+    async fn counts_and_the_board_tag_follow_every_change(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = app.card("Counted").await;
+        let path = format!("/api/cards/{}", id(&card));
+        let board = format!("/api/board?tenant={}", app.tenant);
+        let tag = |app: &common::App| {
+            let board = board.clone();
+            let app_base = app.base.clone();
+            let token = app.token.clone();
+            async move {
+                let r = reqwest::Client::new().get(format!("{app_base}{board}")).bearer_auth(token).send().await.unwrap();
+                r.headers()["etag"].to_str().unwrap().to_string()
+            }
+        };
+        let t0 = tag(&app).await;
+        let r = app.call("POST", &format!("{path}/comments"), Some(json!({"content": "hi"}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let got = app.call("GET", &path, None).await;
+        assert_eq!(got.body["commentCount"], 1);
+        let t1 = tag(&app).await;
+        assert_ne!(t0, t1, "a new comment changes the board");
+        let bug = label(&app, "Bug").await;
+        let t2 = tag(&app).await;
+        assert_eq!(app.call("PUT", &format!("{path}/labels/{bug}"), None).await.status, 200);
+        let t3 = tag(&app).await;
+        assert_ne!(t2, t3, "a label put on a card changes the board");
+        let r = app.call("PATCH", &format!("/api/labels/{bug}"), Some(json!({"name": "Defect"}))).await;
+        assert_eq!(r.status, 200);
+        let board_now = app.call("GET", &board, None).await;
+        assert_eq!(board_now.body["columns"][0]["cards"][0]["commentCount"], 1);
+        assert_eq!(ids(&board_now.body["columns"][0]["cards"][0]["labelIds"]), [bug]);
+    }
+
+    // Contract §24: two people labelling at once lose nothing. Each label is a
+    // row of its own (`card_labels`), so no write reads the card's labels to
+    // decide what to write: 16 clients over two server processes, each adding
+    // its own label, and every label stays.
+    async fn racing_labels_over_two_servers_all_stay(backend) {
+        let app = Arc::new(common::spawn_app(backend).await);
+        let second = app.second_server().await;
+        let card = app.card("Raced").await;
+        let path = format!("/api/cards/{}", id(&card));
+        let mut labels = Vec::new();
+        for i in 0..16 {
+            labels.push(label(&app, &format!("L{i:02}")).await);
+        }
+        let barrier = Arc::new(Barrier::new(labels.len()));
+        let mut tasks = Vec::new();
+        for (i, l) in labels.iter().enumerate() {
+            let (app, barrier, path, l) = (app.clone(), barrier.clone(), path.clone(), l.clone());
+            let base = if i % 2 == 0 { app.base.clone() } else { second.base.clone() };
+            tasks.push(tokio::spawn(async move {
+                barrier.wait().await;
+                app.call_at(&base, &app.token, "PUT", &format!("{path}/labels/{l}"), None).await
+            }));
+        }
+        for t in tasks {
+            let r = t.await.unwrap();
+            assert_eq!(r.status, 200, "{:?}", r.body);
+        }
+        let got = app.call("GET", &path, None).await;
+        assert_eq!(ids(&got.body["labelIds"]), labels, "every label stays, in label order");
+    }
+}
