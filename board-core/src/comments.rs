@@ -20,6 +20,7 @@ use crate::error::{is_foreign_key_violation, Error, Result, Rule};
 use crate::etag::{Conditional, IfMatch, IfNoneMatch};
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::markdown;
+use crate::markdown::ThreadQuery;
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
 use crate::text::CommentText;
@@ -54,47 +55,6 @@ pub struct Comment {
     /// thread was read with `?html=true` (contract §24).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_html: Option<String>,
-}
-
-/// The query of `GET /api/cards/[id]/comments`: whether each comment also
-/// carries its HTML (`html=true`). Kept as given, and checked after the
-/// access check.
-///
-/// ```
-/// let plain = board_core::ThreadQuery::default();
-/// let rendered = board_core::ThreadQuery::from_query(Some("true"));
-/// # let _ = (plain, rendered);
-/// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ThreadQuery {
-    html: Option<String>,
-}
-
-impl ThreadQuery {
-    /// The query of the `html` parameter's value, as given (`None`: absent).
-    pub fn from_query(html: Option<&str>) -> ThreadQuery {
-        ThreadQuery {
-            html: html.map(str::to_string),
-        }
-    }
-
-    /// Each comment with its HTML.
-    pub fn html() -> ThreadQuery {
-        ThreadQuery::from_query(Some("true"))
-    }
-
-    /// Whether the HTML is asked for; 422 on `html` for a value other than
-    /// `true` or `false`.
-    fn wants_html(&self) -> Result<bool> {
-        match self.html.as_deref() {
-            None | Some("false") => Ok(false),
-            Some("true") => Ok(true),
-            Some(_) => Err(crate::error::ValidationErrors::one(
-                "html",
-                "Expected true or false",
-            )),
-        }
-    }
 }
 
 /// `comments`, each with its HTML when `html`.

@@ -52,8 +52,9 @@
 //! **Every new kind of change**: a change to anything a tagged payload shows must be made in a
 //! write transaction opened with the `Lock` of the row that guards it (a card's place or
 //! fields: its sets, or `Lock::ColumnIn` for a move to a column's end; comments and
-//! attachments: `Lock::Card`, but a plain new comment, which the count tags; links:
-//! `Lock::Workspace`; settings: `Lock::Settings`). Then its tag changes with no code of its
+//! attachments, a card's labels, assignees and checklist: `Lock::Card`, but a plain new
+//! comment, which the count tags; links and labels: `Lock::Workspace`; settings:
+//! `Lock::Settings`). Then its tag changes with no code of its
 //! own. A new field in a tagged payload's JSON bumps [`PAYLOAD_REVISION`]. A new tagged payload
 //! is either read by one statement (hash its JSON) or names the rows whose locks guard it and
 //! reads their versions in its first statement. `write_unlocked` must not touch a tagged
@@ -67,7 +68,7 @@ use crate::error::{Error, Result};
 /// Changes whenever the wire shape of a tagged payload changes (a field added,
 /// renamed or formatted differently), so that a tag taken from versions never
 /// survives an upgrade that changed the bytes those versions stand for.
-pub const PAYLOAD_REVISION: &str = "2";
+pub const PAYLOAD_REVISION: &str = "3";
 
 /// A strong entity tag, in its quoted wire form (`"…"`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

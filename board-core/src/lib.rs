@@ -313,6 +313,7 @@ mod archive;
 mod attachments;
 mod cards;
 mod change;
+mod checklist;
 mod columns;
 mod comments;
 mod detect;
@@ -361,12 +362,15 @@ pub use access::{
 };
 pub use archive::{ArchivedPage, ArchivedQuery};
 pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
-pub use cards::{BoardColumn, BoardView, Card, CardPatch, IdList, NewCard, Progress};
+pub use cards::{
+    BoardColumn, BoardView, Card, CardPatch, CardView, IdList, NewCard, Progress, MAX_CARD_IDS,
+};
+pub use checklist::{ChecklistItem, ItemPatch, ItemPlace, NewItem, MAX_ITEMS};
 pub use columns::{
     Accent, CardsFate, Column, ColumnDeleted, ColumnOrder, ColumnPatch, DeleteColumn, NewColumn,
     CONFIRM_DELETE_CARDS, MAX_REORDER,
 };
-pub use comments::{Comment, CommentInput, ThreadQuery};
+pub use comments::{Comment, CommentInput};
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
 pub use etag::{Conditional, ETag, IfMatch, IfNoneMatch, PAYLOAD_REVISION};
@@ -382,6 +386,7 @@ pub use ids::{
     ProjectId, RelationId, TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
 };
 pub use labels::{Label, LabelPatch, LabelPlace, NewLabel};
+pub use markdown::ThreadQuery;
 pub use members::WorkspaceMember;
 pub use order::Placement;
 pub use query::SetQuery;

@@ -25,6 +25,8 @@ use std::sync::LazyLock;
 
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
+use crate::error::{Result, ValidationErrors};
+
 /// Where this server's files are served: the only image sources shown.
 pub(crate) const FILES_PATH: &str = "/api/files/";
 
@@ -146,6 +148,45 @@ fn foreign_images_as_links<'a>(
         },
         other => other,
     })
+}
+
+/// The `html` query of `GET /api/cards/[id]/comments` and `GET /api/cards/[id]`
+/// (contract §24): whether each comment, or the card, also carries its HTML
+/// (`html=true`). Kept as given, and checked after the
+/// access check.
+///
+/// ```
+/// let plain = board_core::ThreadQuery::default();
+/// let rendered = board_core::ThreadQuery::from_query(Some("true"));
+/// # let _ = (plain, rendered);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ThreadQuery {
+    html: Option<String>,
+}
+
+impl ThreadQuery {
+    /// The query of the `html` parameter's value, as given (`None`: absent).
+    pub fn from_query(html: Option<&str>) -> ThreadQuery {
+        ThreadQuery {
+            html: html.map(str::to_string),
+        }
+    }
+
+    /// Each comment with its HTML.
+    pub fn html() -> ThreadQuery {
+        ThreadQuery::from_query(Some("true"))
+    }
+
+    /// Whether the HTML is asked for; 422 on `html` for a value other than
+    /// `true` or `false`.
+    pub(crate) fn wants_html(&self) -> Result<bool> {
+        match self.html.as_deref() {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(_) => Err(ValidationErrors::one("html", "Expected true or false")),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@ use utoipa::openapi::RefOr;
 use utoipa::PartialSchema;
 
 use crate::cards::{CardPatch, NewCard};
+use crate::checklist::{ItemPatch, NewItem};
 use crate::columns::{Accent, ColumnOrder, DeleteColumn, CONFIRM_DELETE_CARDS, MAX_REORDER};
-use crate::ids::{AccountId, CardId, ColumnId, LabelId, ProjectId, WorkspaceId};
+use crate::ids::{AccountId, CardId, ChecklistItemId, ColumnId, LabelId, ProjectId, WorkspaceId};
 use crate::labels::{LabelPatch, NewLabel};
 use crate::text::Name;
 
@@ -192,6 +193,48 @@ struct LabelPatchBody {
     after_id: Option<LabelId>,
 }
 
+/// The wire shape of [`NewItem`].
+#[derive(utoipa::ToSchema)]
+#[schema(
+    rename_all = "camelCase",
+    description = "The body of `POST /api/cards/{id}/checklist`. At most one of `beforeId` \
+                   and `afterId`."
+)]
+#[allow(dead_code)] // a schema only
+struct NewItemBody {
+    /// What is to be done: trimmed, 1 to 1,000 characters, no control character.
+    #[schema(min_length = 1, max_length = 1000)]
+    text: String,
+    /// Put it directly before this other item of the card.
+    #[schema(nullable = false)]
+    before_id: Option<ChecklistItemId>,
+    /// Put it directly after this other item of the card; without either, at the end.
+    #[schema(nullable = false)]
+    after_id: Option<ChecklistItemId>,
+}
+
+/// The wire shape of [`ItemPatch`].
+#[derive(utoipa::ToSchema)]
+#[schema(
+    rename_all = "camelCase",
+    description = "The body of `PATCH /api/checklist/{id}`. At most one of `beforeId` and `afterId`."
+)]
+#[allow(dead_code)] // a schema only
+struct ItemPatchBody {
+    /// New text.
+    #[schema(nullable = false, min_length = 1, max_length = 1000)]
+    text: Option<String>,
+    /// Checked (records who and when) or not (clears both).
+    #[schema(nullable = false)]
+    done: Option<bool>,
+    /// Put it directly before this other item of the card.
+    #[schema(nullable = false)]
+    before_id: Option<ChecklistItemId>,
+    /// Put it directly after this other item of the card.
+    #[schema(nullable = false)]
+    after_id: Option<ChecklistItemId>,
+}
+
 /// A core input whose schema is the derived schema of its wire shape.
 macro_rules! schema_of {
     ($input:ty, $wire:ty, $name:literal) => {
@@ -217,6 +260,8 @@ schema_of!(NewCard, NewCardBody, "NewCard");
 schema_of!(CardPatch, CardPatchBody, "CardPatch");
 schema_of!(NewLabel, NewLabelBody, "NewLabel");
 schema_of!(LabelPatch, LabelPatchBody, "LabelPatch");
+schema_of!(NewItem, NewItemBody, "NewChecklistItem");
+schema_of!(ItemPatch, ItemPatchBody, "ChecklistItemPatch");
 
 #[cfg(test)]
 mod tests {

@@ -267,3 +267,119 @@ on_both_backends! {
         assert_eq!(ids(&got.body["labelIds"]), labels, "every label stays, in label order");
     }
 }
+
+/// `METHOD path` with one header (none when `name` is empty): status, tag and body.
+async fn with_header(
+    app: &common::App,
+    method: &str,
+    path: &str,
+    header: (&str, &str),
+    body: Option<Value>,
+) -> (u16, String, Value) {
+    let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+    let mut req = app
+        .http
+        .request(method, format!("{}{path}", app.base))
+        .bearer_auth(&app.token);
+    if !header.0.is_empty() {
+        req = req.header(header.0, header.1);
+    }
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let res = req.send().await.expect("request");
+    let status = res.status().as_u16();
+    let tag = res
+        .headers()
+        .get("etag")
+        .map_or(String::new(), |v| v.to_str().unwrap().to_string());
+    (status, tag, res.json().await.unwrap_or(Value::Null))
+}
+
+on_both_backends! {
+    async fn the_description_renders_safely_on_request(backend) {
+        let app = common::spawn_app(backend).await;
+        let text = "**Goal** <script>alert(1)</script>\n\n[x](javascript:alert(1)) \
+                    ![p](https://tracker.example/p.gif)\n\n- [ ] step";
+        let body = json!({"tenantId": app.tenant, "title": "Doc", "description": text});
+        let card = app.call("POST", "/api/cards", Some(body)).await.body;
+        let path = format!("/api/cards/{}", id(&card));
+        let (status, plain_tag, plain) = with_header(&app, "GET", &path, ("", ""), None).await;
+        assert_eq!(status, 200);
+        assert!(plain.get("descriptionHtml").is_none(), "{plain}");
+        let (status, html_tag, rendered) = with_header(&app, "GET", &format!("{path}?html=true"), ("", ""), None).await;
+        assert_eq!(status, 200);
+        assert_ne!(plain_tag, html_tag, "two representations, two tags");
+        assert_eq!(rendered["description"], text, "the stored text, byte for byte");
+        let html = rendered["descriptionHtml"].as_str().expect("descriptionHtml").to_ascii_lowercase();
+        assert!(html.contains("<strong>goal</strong>"), "{html}");
+        assert!(!html.contains("<script") && !html.contains("javascript:"), "{html}");
+        assert!(!html.contains("<img"), "a foreign image is a link: {html}");
+        assert!(html.contains("disabled"), "task lists are disabled checkboxes: {html}");
+        let (status, _, _) = with_header(&app, "GET", &format!("{path}?html=true"), ("if-none-match", &html_tag), None).await;
+        assert_eq!(status, 304);
+        let r = app.call("GET", &format!("{path}?html=maybe"), None).await;
+        assert_eq!(r.status, 422);
+        // Either tag lets a PATCH through; a stale one does not.
+        let (status, _, _) = with_header(&app, "PATCH", &path, ("if-match", &html_tag), Some(json!({"dueAt": "2027-01-01"}))).await;
+        assert_eq!(status, 200);
+        let (status, _, _) = with_header(&app, "PATCH", &path, ("if-match", &plain_tag), Some(json!({"dueAt": null}))).await;
+        assert_eq!(status, 412);
+    }
+
+    async fn a_checklist_keeps_its_order_who_checked_and_its_limit(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = app.card("Steps").await;
+        let path = format!("/api/cards/{}", id(&card));
+        let list = format!("{path}/checklist");
+        let mut items = Vec::new();
+        for text in ["one", "two", "three"] {
+            let r = app.call("POST", &list, Some(json!({"text": format!("  {text} ")}))).await;
+            assert_eq!(r.status, 201, "{:?}", r.body);
+            assert_eq!(r.body["text"], text, "trimmed");
+            assert_eq!((r.body["done"].clone(), r.body["doneBy"].clone()), (json!(false), Value::Null));
+            items.push(id(&r.body));
+        }
+        let r = app.call("POST", &list, Some(json!({"text": "zero", "beforeId": items[0]}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let zero = id(&r.body);
+        let (_, tag, got) = with_header(&app, "GET", &list, ("", ""), None).await;
+        let texts: Vec<&str> = got.as_array().unwrap().iter().map(|i| i["text"].as_str().unwrap()).collect();
+        assert_eq!(texts, ["zero", "one", "two", "three"]);
+
+        // Checked under the list's tag: who and when; a stale tag changes nothing.
+        let item = format!("/api/checklist/{}", items[1]);
+        let (status, _, done) = with_header(&app, "PATCH", &item, ("if-match", &tag), Some(json!({"done": true}))).await;
+        assert_eq!(status, 200, "{done}");
+        assert_eq!(done["done"], true);
+        assert!(done["doneBy"].is_string() && done["doneAt"].is_string(), "{done}");
+        let (status, _, _) = with_header(&app, "PATCH", &item, ("if-match", &tag), Some(json!({"text": "late"}))).await;
+        assert_eq!(status, 412);
+        let got = app.call("GET", &path, None).await.body;
+        assert_eq!(got["checklist"], json!({"done": 1, "total": 4}));
+        let r = app.call("PATCH", &item, Some(json!({"done": false, "afterId": items[2]}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!((r.body["doneBy"].clone(), r.body["doneAt"].clone()), (Value::Null, Value::Null));
+        let got = app.call("GET", &list, None).await.body;
+        let texts: Vec<&str> = got.as_array().unwrap().iter().map(|i| i["text"].as_str().unwrap()).collect();
+        assert_eq!(texts, ["zero", "one", "three", "two"]);
+        for bad in [json!({"text": " "}), json!({"done": "yes"}), json!({"afterId": items[1]})] {
+            let r = app.call("PATCH", &item, Some(bad.clone())).await;
+            assert_eq!(r.status, 422, "{bad}");
+        }
+        assert_eq!(app.call("DELETE", &format!("/api/checklist/{zero}"), None).await.status, 200);
+        assert_eq!(app.call("DELETE", &format!("/api/checklist/{zero}"), None).await.status, 404);
+        let got = app.call("GET", &path, None).await.body;
+        assert_eq!(got["checklist"], json!({"done": 0, "total": 3}));
+
+        // At most 500 items.
+        for i in 3..500 {
+            let r = app.call("POST", &list, Some(json!({"text": format!("item {i}")}))).await;
+            assert_eq!(r.status, 201, "{:?}", r.body);
+        }
+        let r = app.call("POST", &list, Some(json!({"text": "one too many"}))).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("TOO_MANY_ITEMS")), "{:?}", r.body);
+        let got = app.call("GET", &path, None).await.body;
+        assert_eq!(got["checklist"]["total"], 500);
+    }
+}

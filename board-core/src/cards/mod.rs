@@ -11,8 +11,11 @@ use sqlx::{Any, Executor, FromRow, Row};
 
 use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::error::{Error, Result};
+use serde::Serialize;
+
 use crate::etag::{Conditional, ETag, IfNoneMatch};
 use crate::ids::{AccountId, CardId, ColumnId, LabelId, ProjectId, WorkspaceId};
+use crate::markdown::ThreadQuery;
 use crate::order::Placement;
 use crate::text::{Description, Name};
 use crate::time::Timestamp;
@@ -186,6 +189,20 @@ impl FromJson for CardPatch {
     }
 }
 
+/// A card as `GET /api/cards/[id]` answers it: with `descriptionHtml` when
+/// asked for (`?html=true`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CardView {
+    /// The card.
+    #[serde(flatten)]
+    pub card: Card,
+    /// Its description rendered to safe HTML (`markdown.rs`), only when asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description_html: Option<String>,
+}
+
 /// The kind of a card's tag: the hash of its JSON.
 const CARD_TAG: &str = "card";
 
@@ -234,6 +251,35 @@ impl Board {
     ) -> Result<Conditional<Card>> {
         let card = self.reach_card(actor, id, Role::Viewer).await?;
         Conditional::of_payload(CARD_TAG, cond, card)
+    }
+
+    /// A card with its description rendered to safe HTML when `query` asks
+    /// for it (`?html=true`, contract §24: `descriptionHtml`), with its tag
+    /// (the HTML has a tag of its own), or only the tag when `cond` names it
+    /// (Viewer). A query that is neither `true` nor `false` is a 422 on
+    /// `html`, after the access check.
+    pub async fn card_view_if(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        query: &ThreadQuery,
+        cond: &IfNoneMatch,
+    ) -> Result<Conditional<CardView>> {
+        let card = self.reach_card(actor, id, Role::Viewer).await?;
+        let html = query.wants_html()?;
+        let tag = ETag::of_payload(CARD_TAG, &card)?;
+        let (tag, description_html) = match html {
+            true => (
+                tag.rendered(),
+                Some(crate::markdown::to_html(&card.description)),
+            ),
+            false => (tag, None),
+        };
+        let view = CardView {
+            card,
+            description_html,
+        };
+        Conditional::answer(tag, cond, async { Ok(view) }).await
     }
 
     /// The card, and the actor's reach of its workspace, in one statement:
@@ -341,6 +387,9 @@ pub(crate) enum CardList {
     Attachments,
     /// History: `cards.history_seq`, advanced by every entry written.
     History,
+    /// The checklist (contract §24): `cards.version`, advanced by
+    /// `Lock::Card`, which every write of its items takes.
+    Checklist,
     /// Relations: the workspace's version (`Lock::Workspace`, taken by every
     /// link created or deleted, and by every column write) and the number of
     /// the card's links, which only a deleted card (its links cascade) lowers
@@ -359,6 +408,7 @@ impl CardList {
             CardList::CommentsVersion => ("comments", "k.version AS v1, 0 AS v2"),
             CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),
             CardList::History => ("history", "k.history_seq AS v1, 0 AS v2"),
+            CardList::Checklist => ("checklist", "k.version AS v1, 0 AS v2"),
             CardList::Relations => (
                 "relations",
                 "(SELECT w.version FROM workspaces w WHERE w.id = k.workspace_id) AS v1, \

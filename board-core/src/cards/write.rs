@@ -213,8 +213,11 @@ impl Board {
         let (mut tx, card, _, row, at_commit) = self
             .open_card(place, patch.column_id.as_ref(), to_end)
             .await?;
-        cond.check(
-            || ETag::of_payload(CARD_TAG, &card),
+        cond.check_any(
+            || {
+                let tag = ETag::of_payload(CARD_TAG, &card)?;
+                Ok(vec![tag.rendered(), tag])
+            },
             "the card changed since it was read",
         )?;
         let at = now();

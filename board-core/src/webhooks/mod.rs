@@ -62,6 +62,9 @@ pub const WEBHOOK_EVENTS: &[&str] = &[
     "label.created",
     "label.updated",
     "label.deleted",
+    "checklist.created",
+    "checklist.updated",
+    "checklist.deleted",
 ];
 
 /// The shortest secret accepted (contract §18).

@@ -8,6 +8,12 @@ use warp::http::StatusCode;
 
 use super::{json, Answer, Request, SetParams};
 
+/// The query of `GET /api/cards/[id]`, as text.
+#[derive(Debug, Default, Deserialize)]
+struct HtmlParams {
+    html: Option<String>,
+}
+
 #[utoipa::path(
     post, path = "/api/cards", operation_id = "createCard", tag = "cards",
     request_body = board_core::NewCard,
@@ -29,18 +35,21 @@ pub(super) async fn create(mut req: Request) -> Answer {
 
 #[utoipa::path(
     get, path = "/api/cards/{id}", operation_id = "getCard", tag = "cards",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: the card also carries descriptionHtml, its description rendered to safe HTML (contract §24), under a tag of its own"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
     responses(
-        (status = 200, description = "The card", body = board_core::Card, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "The card", body = board_core::CardView, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 422, description = "html is neither true nor false", body = crate::error::ErrorBody),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
 )]
 pub(super) async fn get(req: Request) -> Answer {
     let actor = req.actor().await?;
     let id = req.path_id::<CardId>()?;
+    let params: HtmlParams = req.query();
+    let query = board_core::ThreadQuery::from_query(params.html.as_deref());
     let read = req
         .board()
-        .card_if(&actor, &id, &req.if_none_match())
+        .card_view_if(&actor, &id, &query, &req.if_none_match())
         .await?;
     Ok(super::tagged(read))
 }

@@ -19,6 +19,7 @@
 
 mod attachments;
 mod cards;
+mod checklist;
 mod columns;
 mod comments;
 mod docs;
@@ -343,6 +344,10 @@ route_table! {
     labels::create,
     labels::patch,
     labels::delete,
+    checklist::list,
+    checklist::create,
+    checklist::patch,
+    checklist::delete,
     flow::get,
     search::get,
     comments::list,
@@ -429,4 +434,5 @@ path_ids!(
     board_core::WebhookId => "webhook",
     board_core::LabelId => "label",
     board_core::AccountId => "account",
+    board_core::ChecklistItemId => "checklist item",
 );
