@@ -1,8 +1,8 @@
-//! `board card create|move|list|show|rename|delete|archive|restore`.
+//! `board card create|move|list|show|edit|label|assign|unassign|rename|delete|archive|restore`.
 
 use board_core::{
-    Actor, ArchivedQuery, Board, Card, CardId, CardPatch, ColumnId, Input, Name, NewCard,
-    Placement, ProjectId, Rule, SetQuery, WorkspaceId,
+    Actor, ArchivedQuery, Board, Card, CardId, CardPatch, ColumnId, Description, Input, Name,
+    NewCard, Placement, ProjectId, Rule, SetQuery, Timestamp, WorkspaceId,
 };
 use clap::{Args, Subcommand};
 use serde::Serialize;
@@ -54,6 +54,46 @@ pub enum Cmd {
         /// The card (id).
         card: String,
     },
+    /// Change a card's title, description or due date.
+    #[command(group(clap::ArgGroup::new("change").required(true).multiple(true)
+        .args(["title", "description_file", "due"])))]
+    Edit {
+        /// The card (id).
+        card: String,
+        /// The new title.
+        #[arg(long)]
+        title: Option<String>,
+        /// A file holding the new description (Markdown); `-` reads standard input.
+        #[arg(long, value_name = "FILE")]
+        description_file: Option<String>,
+        /// When it is due: a date (2026-12-01, midnight UTC), an RFC 3339 time, or
+        /// `none`.
+        #[arg(long, value_name = "DATE")]
+        due: Option<String>,
+    },
+    /// Put a label on a card, or take it off.
+    Label {
+        /// The card (id).
+        card: String,
+        /// add or remove.
+        action: LabelAction,
+        /// The label, by id or name in the card's workspace.
+        label: String,
+    },
+    /// Assign a card to an account (a member of its workspace, any role).
+    Assign {
+        /// The card (id).
+        card: String,
+        /// The account, by id or name.
+        account: String,
+    },
+    /// Unassign an account from a card.
+    Unassign {
+        /// The card (id).
+        card: String,
+        /// The account, by id or name.
+        account: String,
+    },
     /// Give a card a new title.
     Rename {
         /// The card (id).
@@ -77,6 +117,15 @@ pub enum Cmd {
         /// The card (id).
         card: String,
     },
+}
+
+/// What `board card label` does.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum LabelAction {
+    /// Put the label on the card.
+    Add,
+    /// Take it off.
+    Remove,
 }
 
 /// Where cards are: a workspace, maybe a project (its set in effect), maybe a column.
@@ -237,7 +286,58 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             out.table(&cards, &["title", "column", "#", "id"], rows);
             return Ok(());
         }
-        Cmd::Show { card } => board.card(ME, &crate::lookup::card_id(&card)?).await?,
+        Cmd::Show { card } => {
+            let card = board.card(ME, &crate::lookup::card_id(&card)?).await?;
+            return show(board, out, card).await;
+        }
+        Cmd::Edit {
+            card,
+            title,
+            description_file,
+            due,
+        } => {
+            let id = crate::lookup::card_id(&card)?;
+            let mut patch = CardPatch::default();
+            if let Some(t) = title {
+                patch = patch.title(Name::parse(&t).map_err(|e| e.on("title"))?);
+            }
+            if let Some(file) = description_file {
+                let text = match file.as_str() {
+                    "-" => std::io::read_to_string(std::io::stdin())?,
+                    path => std::fs::read_to_string(path)
+                        .map_err(|e| anyhow::anyhow!("cannot read {path}: {e}"))?,
+                };
+                let d = Description::parse(&text).map_err(|e| e.on("description"))?;
+                patch = patch.description(d);
+            }
+            if let Some(due) = due {
+                patch = patch.due(due_date(&due)?);
+            }
+            board.update_card(ME, &id, patch).await?
+        }
+        Cmd::Label {
+            card,
+            action,
+            label,
+        } => {
+            let id = crate::lookup::card_id(&card)?;
+            let ws = board.card(ME, &id).await?.workspace_id;
+            let label = crate::label::find(board, &ws, &label).await?;
+            match action {
+                LabelAction::Add => board.put_card_label(ME, &id, &label.id).await?,
+                LabelAction::Remove => board.delete_card_label(ME, &id, &label.id).await?,
+            }
+        }
+        Cmd::Assign { card, account } => {
+            let id = crate::lookup::card_id(&card)?;
+            let account = board.admin().find_account(&account).await?;
+            board.put_card_assignee(ME, &id, &account.id).await?
+        }
+        Cmd::Unassign { card, account } => {
+            let id = crate::lookup::card_id(&card)?;
+            let account = board.admin().find_account(&account).await?;
+            board.delete_card_assignee(ME, &id, &account.id).await?
+        }
         Cmd::Archive { card } => {
             board
                 .archive_card(ME, &crate::lookup::card_id(&card)?)
@@ -286,6 +386,96 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             "card {:?} ({}) is in column {:?} ({}){archived}",
             c.title, c.id, shown.column_name, c.column_id
         )
+    });
+    Ok(())
+}
+
+/// `--due`: a date or time, or `none` (no due date).
+fn due_date(s: &str) -> anyhow::Result<Option<Timestamp>> {
+    if s.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let body = json!({ "dueAt": s });
+    let patch: CardPatch = board_core::FromJson::from_json(&body)?;
+    Ok(patch.due_at.flatten())
+}
+
+/// A card in full, as `board card show` prints it: its column's name, its
+/// labels and assignees by name, and its checklist.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Full {
+    #[serde(flatten)]
+    card: Card,
+    column_name: String,
+    labels: Vec<board_core::Label>,
+    assignees: Vec<board_core::WorkspaceMember>,
+    checklist_items: Vec<board_core::ChecklistItem>,
+}
+
+/// `board card show`: every field of the card.
+async fn show(board: &Board, out: &Out, card: Card) -> anyhow::Result<()> {
+    let column = board
+        .find_column_in(ME, None, None, card.column_id.as_str())
+        .await?;
+    let labels: Vec<_> = board
+        .labels(ME, &card.workspace_id)
+        .await?
+        .into_iter()
+        .filter(|l| card.label_ids.contains(&l.id))
+        .collect();
+    let members = board.workspace_members(ME, &card.workspace_id).await?;
+    let assignees = card
+        .assignee_ids
+        .iter()
+        .filter_map(|a| members.iter().find(|m| m.account_id == *a).cloned())
+        .collect();
+    let items = crate::checklist::items(board, &card.id).await?;
+    let full = Full {
+        card,
+        column_name: column.name,
+        labels,
+        assignees,
+        checklist_items: items,
+    };
+    out.value(&full, || {
+        let c = &full.card;
+        let names = |v: Vec<&str>| match v.is_empty() {
+            true => crate::output::EMPTY.to_string(),
+            false => v.join(", "),
+        };
+        let mut text = vec![
+            format!("{} ({})", c.title, c.id),
+            format!("column:      {}", full.column_name),
+            format!("due:         {}", crate::output::cell(c.due_at.as_ref())),
+            format!(
+                "labels:      {}",
+                names(full.labels.iter().map(|l| l.name.as_str()).collect())
+            ),
+            format!(
+                "assignees:   {}",
+                names(full.assignees.iter().map(|m| m.name.as_str()).collect())
+            ),
+            format!("comments:    {}", c.comment_count),
+            format!("attachments: {}", c.attachment_count),
+        ];
+        if let Some(t) = &c.archived_at {
+            text.push(format!("archived:    {t}"));
+        }
+        text.push(format!(
+            "checklist:   {}/{}",
+            c.checklist.done, c.checklist.total
+        ));
+        text.extend(
+            crate::checklist::lines(&full.checklist_items)
+                .into_iter()
+                .map(|l| format!("  {l}")),
+        );
+        if !c.description.is_empty() {
+            text.push(String::new());
+            text.push(c.description.trim_end().to_string());
+        }
+        text.join("\n")
     });
     Ok(())
 }

@@ -4,12 +4,14 @@
 
 mod account;
 mod card;
+mod checklist;
 mod column;
 mod columns;
 mod flow;
 mod flow_svg;
 mod gc;
 mod history;
+mod label;
 mod lookup;
 mod output;
 mod project;
@@ -87,6 +89,11 @@ enum Command {
     /// Cards.
     #[command(subcommand)]
     Card(card::Cmd),
+    /// A workspace's labels: list, create, rename, delete.
+    #[command(subcommand)]
+    Label(label::Cmd),
+    /// A card's checklist: list it, add, check, uncheck or remove an item.
+    Checklist(checklist::Cmd),
     /// Column sets: list, reorder.
     #[command(subcommand)]
     Columns(columns::Cmd),
@@ -160,6 +167,8 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Token(cmd) => token::run(&board, out, cmd).await,
         Command::Settings(cmd) => settings::run(&board, out, cmd).await,
         Command::Card(cmd) => card::run(&board, out, cmd).await,
+        Command::Label(cmd) => label::run(&board, out, cmd).await,
+        Command::Checklist(cmd) => checklist::run(&board, out, cmd).await,
         Command::Columns(cmd) => columns::run(&board, out, cmd).await,
         Command::Column(cmd) => column::run(&board, out, cmd).await,
         Command::History(args) => history::run(&board, out, args).await,

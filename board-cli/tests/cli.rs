@@ -31,6 +31,13 @@ fn id(v: &Value) -> String {
     v["id"].as_str().expect("id").to_string()
 }
 
+/// A new folder of its own under the system's temporary folder.
+fn tempfile_dir() -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("board-cli-{}", cuid2::create_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 on_both_backends! {
     async fn a_closed_stdout_ends_quietly(backend) {
         let app = common::spawn_app(backend).await;
@@ -416,6 +423,56 @@ on_both_backends! {
         }
         let list = app.cli(&["--json", "workspace", "list"]).await.ok();
         assert_eq!(list.as_array().unwrap().len(), 1, "only Default: {list}");
+    }
+
+    // Contract §24's CLI: labels, a card's edit, labels, assignees and
+    // checklist, and `card show` with every field by name.
+    async fn cards_in_full_are_edited_and_shown(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = id(&app.card("Ship it").await);
+        let made = app.cli(&["--json", "label", "create", "--workspace", "Default", "--color", "red", "Bug"]).await.ok();
+        assert_eq!(made["accent"], "red", "{made}");
+        let taken = app.cli(&["label", "create", "--workspace", "Default", "bug"]).await;
+        assert!(!taken.success && taken.stderr.contains("NAME_TAKEN"), "{}", taken.stderr);
+        let list = app.cli(&["label", "list", "--workspace", "Default"]).await;
+        assert!(list.success && list.stdout.contains("Bug") && list.stdout.contains("red"), "{}", list.stdout);
+        app.cli(&["card", "label", &card, "add", "bug"]).await.ok();
+        let admin = app.cli(&["--json", "member", "list", "--workspace", "Default"]).await.ok();
+        let name = admin[0]["accountName"].as_str().expect("accountName").to_string();
+        app.cli(&["card", "assign", &card, &name]).await.ok();
+        let dir = tempfile_dir();
+        let file = dir.join("d.md");
+        std::fs::write(&file, "Steps **first**\n").unwrap();
+        let edited = app.cli(&["--json", "card", "edit", &card, "--description-file", file.to_str().unwrap(),
+                               "--due", "2027-01-31"]).await.ok();
+        assert_eq!(edited["description"], "Steps **first**\n");
+        assert_eq!(edited["dueAt"], "2027-01-31T00:00:00.000Z");
+        let bad = app.cli(&["card", "edit", &card, "--due", "soon"]).await;
+        assert!(!bad.success && bad.stderr.contains("dueAt"), "{}", bad.stderr);
+        app.cli(&["checklist", &card, "add", "write tests"]).await.ok();
+        app.cli(&["checklist", &card, "add", "release"]).await.ok();
+        app.cli(&["checklist", &card, "check", "1"]).await.ok();
+        let shown = app.cli(&["card", "show", &card]).await;
+        assert!(shown.success, "{}", shown.stderr);
+        for want in ["labels:      Bug", &format!("assignees:   {name}"), "due:         2027-01-31T00:00:00.000Z",
+                     "checklist:   1/2", "1. [x] write tests", "2. [ ] release", "Steps **first**"] {
+            assert!(shown.stdout.contains(want), "{want}: {}", shown.stdout);
+        }
+        let json = app.cli(&["--json", "card", "show", &card]).await.ok();
+        assert_eq!(json["labels"][0]["name"], "Bug", "{json}");
+        assert_eq!(json["checklistItems"].as_array().unwrap().len(), 2, "{json}");
+        app.cli(&["checklist", &card, "remove", "2"]).await.ok();
+        app.cli(&["card", "label", &card, "remove", "Bug"]).await.ok();
+        app.cli(&["card", "unassign", &card, &name]).await.ok();
+        let json = app.cli(&["--json", "card", "show", &card]).await.ok();
+        assert_eq!((json["labelIds"].clone(), json["assigneeIds"].clone()), (json!([]), json!([])), "{json}");
+        assert_eq!(json["checklist"], json!({"done": 1, "total": 1}));
+        let none = app.cli(&["card", "label", &card, "add", "Nope"]).await;
+        assert!(!none.success && none.stderr.contains("Bug"), "the refusal lists the labels: {}", none.stderr);
+        app.cli(&["label", "rename", "--workspace", "Default", "Bug", "Defect"]).await.ok();
+        app.cli(&["label", "delete", "--workspace", "Default", "Defect"]).await.ok();
+        let list = app.cli(&["--json", "label", "list", "--workspace", "Default"]).await.ok();
+        assert_eq!(list, json!([]));
     }
 
     async fn cards_are_archived_listed_and_restored(backend) {
