@@ -109,7 +109,8 @@ impl ArchivedQuery {
     }
 }
 
-/// A page of archived cards, most recently archived first.
+/// A page of cards: of the archived list (most recently archived first), or
+/// of "my cards" (`Board::cards_page`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]

@@ -6,7 +6,9 @@
 //! `CardList::Checklist`) and the board's (which sums its cards' versions)
 //! follow every change. An item's place is given as cards' are, by an
 //! anchor (`beforeId` / `afterId`); a placement rewrites the positions of
-//! the card's items (at most [`MAX_ITEMS`]) in one statement.
+//! the card's items (at most [`MAX_ITEMS`]) in one statement. Each item's
+//! words are in the search index (its id the document's), written with the
+//! commit.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,6 +21,7 @@ use crate::change::Change;
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::etag::{Conditional, IfMatch, IfNoneMatch};
 use crate::ids::{AccountId, CardId, ChecklistItemId, WorkspaceId};
+use crate::search::index;
 use crate::store::{Lock, WriteTx};
 use crate::text::ItemText;
 use crate::time::{now, Timestamp};
@@ -146,6 +149,16 @@ fn item_text(v: &Value) -> std::result::Result<ItemText, String> {
     ItemText::parse(&validate::string(v)?).map_err(|e| e.message().to_string())
 }
 
+/// The search index's document of an item of a card of workspace `ws`.
+fn item_doc<'a>(item: &'a ChecklistItem, ws: &'a WorkspaceId) -> index::Doc<'a> {
+    index::Doc {
+        id: item.id.as_str(),
+        workspace: ws.as_str(),
+        card: item.card_id.as_str(),
+        text: &item.text,
+    }
+}
+
 /// The subject of `checklist.deleted`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -217,13 +230,9 @@ impl Board {
         if let Some(place) = &new.place {
             item.position = place_item(&mut tx, card, &id, place).await?;
         }
-        tx.emit(Change::new(
-            "checklist.created",
-            &found.workspace_id,
-            actor,
-            &item,
-            &[],
-        ));
+        let ws = &found.workspace_id;
+        index::defer_write(&mut tx, item_doc(&item, ws), false);
+        tx.emit(Change::new("checklist.created", ws, actor, &item, &[]));
         tx.commit().await?;
         Ok(item)
     }
@@ -267,6 +276,9 @@ impl Board {
         if let Some(place) = &patch.place {
             item.position = place_item(&mut tx, &card, id, place).await?;
         }
+        if patch.text.is_some() {
+            index::defer_write(&mut tx, item_doc(&item, &ws), true);
+        }
         tx.emit(Change::new("checklist.updated", &ws, actor, &item, &[]));
         tx.commit().await?;
         Ok(item)
@@ -283,6 +295,7 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("checklist item"));
         }
+        index::defer_forget(&mut tx, id);
         let subject = Gone { id, card_id: &card };
         tx.emit(Change::new("checklist.deleted", &ws, actor, &subject, &[]));
         tx.commit().await?;

@@ -345,7 +345,12 @@ impl Admin<'_> {
     /// Takes `account` out of `workspace`; 404 when it was not a member. Its
     /// tokens stay valid for its other workspaces.
     pub async fn remove_member(&self, workspace: &WorkspaceId, account: &AccountId) -> Result<()> {
-        let mut tx = self.board.write_unlocked().await?;
+        // The workspace's lock: the cascade unassigns the account from every
+        // card of the workspace (contract §24), which the board's tag follows.
+        let mut tx = self
+            .board
+            .write(crate::store::Lock::Workspace(workspace))
+            .await?;
         let gone =
             sqlx::query("DELETE FROM memberships WHERE workspace_id = $1 AND account_id = $2")
                 .bind(workspace)

@@ -328,6 +328,7 @@ mod ids;
 mod labels;
 mod markdown;
 mod members;
+mod mine;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod order;
@@ -388,6 +389,7 @@ pub use ids::{
 pub use labels::{Label, LabelPatch, LabelPlace, NewLabel};
 pub use markdown::ThreadQuery;
 pub use members::WorkspaceMember;
+pub use mine::{Assignee, CardQuery, Due};
 pub use order::Placement;
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};

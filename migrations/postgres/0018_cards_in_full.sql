@@ -29,12 +29,19 @@ CREATE TABLE card_labels (
 );
 CREATE INDEX card_labels_label ON card_labels (label_id);
 
--- assigned_at orders a card's assignees (then the account's id).
+-- assigned_at orders a card's assignees (then the account's id). An
+-- assignee is a member of the card's workspace: the row references the
+-- membership, so removing the member unassigns it from every card of the
+-- workspace in the same statement, and an assignment racing the removal
+-- either commits first (and goes with it) or fails its key.
 CREATE TABLE card_assignees (
     card_id TEXT NOT NULL REFERENCES cards (id) ON DELETE CASCADE,
-    account_id TEXT NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    workspace_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
     assigned_at TEXT NOT NULL,
-    PRIMARY KEY (card_id, account_id)
+    PRIMARY KEY (card_id, account_id),
+    FOREIGN KEY (workspace_id, account_id)
+        REFERENCES memberships (workspace_id, account_id) ON DELETE CASCADE
 );
 CREATE INDEX card_assignees_account ON card_assignees (account_id);
 

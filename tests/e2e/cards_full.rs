@@ -188,6 +188,17 @@ on_both_backends! {
         assert_eq!(ids(&r.body["assigneeIds"]), [vic.clone(), me.clone()]);
         let r = app.call("DELETE", &format!("{path}/assignees/{vic}"), None).await;
         assert_eq!(ids(&r.body["assigneeIds"]), [me.as_str()]);
+        // Removing a member unassigns it from every card of the workspace.
+        let r = app.call("PUT", &format!("{path}/assignees/{vic}"), None).await;
+        assert_eq!(ids(&r.body["assigneeIds"]), [me.clone(), vic.clone()]);
+        let ws = board_core::WorkspaceId::parse(&app.tenant).unwrap();
+        let account = board_core::AccountId::parse(&vic).unwrap();
+        app.operator().admin().remove_member(&ws, &account).await.unwrap();
+        let got = app.call("GET", &path, None).await;
+        assert_eq!(ids(&got.body["assigneeIds"]), [me.as_str()]);
+        let r = app.call("PUT", &format!("{path}/assignees/{vic}"), None).await;
+        assert_eq!(r.status, 422, "no longer a member");
+        app.member(&app.tenant, &vic, "viewer").await;
 
         // A new card with both, in one request.
         let body = json!({"tenantId": app.tenant, "title": "Both", "labelIds": [bug], "assigneeIds": [vic, me]});
@@ -381,5 +392,149 @@ on_both_backends! {
         assert_eq!((r.status, r.body["error"].as_str()), (422, Some("TOO_MANY_ITEMS")), "{:?}", r.body);
         let got = app.call("GET", &path, None).await.body;
         assert_eq!(got["checklist"]["total"], 500);
+    }
+}
+
+/// The time `ms` milliseconds from now, as the contract writes it.
+fn from_now(ms: i64) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    board_core::Timestamp::from_millis(now + ms).to_string()
+}
+
+fn titles(page: &Value) -> Vec<String> {
+    page["cards"]
+        .as_array()
+        .expect("cards")
+        .iter()
+        .map(|c| c["title"].as_str().unwrap().to_string())
+        .collect()
+}
+
+on_both_backends! {
+    async fn my_cards_filter_by_assignee_label_and_due(backend) {
+        let app = common::spawn_app(backend).await;
+        let t = app.tenant.clone();
+        let me = member_id(&app, &t, "ADMIN").await;
+        let bug = label(&app, "Bug").await;
+        const DAY: i64 = 86_400_000;
+        let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+        let end_of_today = (now_ms / DAY + 1) * DAY - 1;
+        let soon = (end_of_today - now_ms).min(60_000);
+        let make = |title: &'static str, due: Option<String>, labels: Vec<String>, assignees: Vec<String>| {
+            let body = json!({"tenantId": t, "title": title, "dueAt": due, "labelIds": labels, "assigneeIds": assignees});
+            let app = &app;
+            async move {
+                let r = app.call("POST", "/api/cards", Some(body)).await;
+                assert_eq!(r.status, 201, "{:?}", r.body);
+                id(&r.body)
+            }
+        };
+        make("D none", None, vec![], vec![]).await;
+        make("C in 3 days", Some(from_now(3 * DAY)), vec![], vec![me.clone()]).await;
+        make("B today", Some(from_now(soon)), vec![bug.clone()], vec![]).await;
+        make("A yesterday", Some(from_now(-DAY)), vec![], vec![me.clone()]).await;
+        let list = |q: String| {
+            let app = &app;
+            async move {
+                let r = app.call("GET", &format!("/api/cards?{q}"), None).await;
+                assert_eq!(r.status, 200, "{q}: {:?}", r.body);
+                r.body
+            }
+        };
+        assert_eq!(titles(&list(format!("tenant={t}")).await), ["A yesterday", "B today", "C in 3 days", "D none"],
+                   "by due time, none last");
+        assert_eq!(titles(&list(format!("tenant={t}&assignee=me")).await), ["A yesterday", "C in 3 days"]);
+        assert_eq!(titles(&list(format!("tenant={t}&assignee={me}")).await), ["A yesterday", "C in 3 days"]);
+        assert_eq!(titles(&list(format!("tenant={t}&label={bug}")).await), ["B today"]);
+        assert_eq!(titles(&list(format!("tenant={t}&due=overdue")).await), ["A yesterday"]);
+        assert_eq!(titles(&list(format!("tenant={t}&due=today")).await), ["B today"]);
+        assert_eq!(titles(&list(format!("tenant={t}&due=week&tz=UTC")).await), ["B today", "C in 3 days"]);
+        assert_eq!(titles(&list(format!("tenant={t}&due=none")).await), ["D none"]);
+
+        // assignee=me without tenant: every workspace the account reaches.
+        let other = app.workspace("Other").await;
+        app.member(&other, &me, "member").await;
+        let body = json!({"tenantId": other, "title": "E elsewhere", "assigneeIds": [me]});
+        assert_eq!(app.call("POST", "/api/cards", Some(body)).await.status, 201);
+        assert_eq!(titles(&list("assignee=me".into()).await), ["A yesterday", "C in 3 days", "E elsewhere"]);
+
+        // Pages of one card walk the whole list once.
+        let mut seen = Vec::new();
+        let mut cursor = String::new();
+        loop {
+            let page = list(format!("tenant={t}&limit=1{cursor}")).await;
+            seen.extend(titles(&page));
+            match page["nextCursor"].as_str() {
+                Some(c) => cursor = format!("&cursor={c}"),
+                None => break,
+            }
+        }
+        assert_eq!(seen, ["A yesterday", "B today", "C in 3 days", "D none"]);
+
+        // Archived cards, with a filter.
+        let d = list(format!("tenant={t}&due=none")).await["cards"][0]["id"].as_str().unwrap().to_string();
+        assert_eq!(app.call("POST", &format!("/api/cards/{d}/archive"), None).await.status, 200);
+        assert_eq!(titles(&list(format!("tenant={t}&due=none&archived=true")).await), ["D none"]);
+        assert!(titles(&list(format!("tenant={t}&due=none")).await).is_empty());
+
+        for (q, field) in [
+            (format!("tenant={t}&due=later"), "due"),
+            (format!("tenant={t}&tz=Europe/Paris"), "tz"),
+            (format!("tenant={t}&assignee=you"), "assignee"),
+            ("due=today".to_string(), "tenant"),
+        ] {
+            let r = app.call("GET", &format!("/api/cards?{q}"), None).await;
+            assert_eq!(r.status, 422, "{q}: {:?}", r.body);
+            assert!(r.body["details"]["fieldErrors"][field].is_array(), "{q}: {:?}", r.body);
+        }
+        let stranger_ws = app.workspace("Far").await;
+        let stranger = app.account_in(&stranger_ws, "Sam", "member").await;
+        let r = app.call_as(&stranger, "GET", &format!("/api/cards?tenant={t}&due=later"), None).await;
+        assert_eq!(r.status, 403, "403 before 422: {:?}", r.body);
+    }
+}
+
+on_both_backends! {
+    async fn search_finds_descriptions_and_checklist_items(backend) {
+        let app = common::spawn_app(backend).await;
+        let t = app.tenant.clone();
+        let body = json!({"tenantId": t, "title": "Release", "description": "Update the changelog first"});
+        let card = app.call("POST", "/api/cards", Some(body)).await.body;
+        let path = format!("/api/cards/{}", id(&card));
+        let item = app.call("POST", &format!("{path}/checklist"), Some(json!({"text": "Tag the commit"}))).await.body;
+        let search = |q: &'static str| {
+            let app = &app;
+            let t = t.clone();
+            async move {
+                let r = app.call("GET", &format!("/api/search?tenant={t}&q={q}"), None).await;
+                assert_eq!(r.status, 200, "{q}: {:?}", r.body);
+                r.body["results"].as_array().unwrap().clone()
+            }
+        };
+        let found = search("changelog").await;
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0]["matches"][0]["field"], "description");
+        assert!(found[0]["matches"][0]["snippet"].as_str().unwrap().contains("changelog"));
+        let found = search("tag%20comm").await;
+        assert_eq!(found[0]["matches"][0]["field"], "checklist", "{found:?}");
+        assert_eq!(found[0]["matches"][0]["itemId"], item["id"]);
+
+        // Edited and removed text is no longer found.
+        let r = app.call("PATCH", &path, Some(json!({"description": "Nothing here"}))).await;
+        assert_eq!(r.status, 200);
+        assert!(search("changelog").await.is_empty());
+        let r = app.call("PATCH", &format!("/api/checklist/{}", id(&item)), Some(json!({"text": "Push it"}))).await;
+        assert_eq!(r.status, 200);
+        assert!(search("tag").await.is_empty());
+        assert_eq!(search("push").await.len(), 1);
+        assert_eq!(app.call("DELETE", &format!("/api/checklist/{}", id(&item)), None).await.status, 200);
+        assert!(search("push").await.is_empty());
+        // A deleted card takes its description's words along.
+        assert_eq!(search("nothing").await.len(), 1);
+        assert_eq!(app.call("DELETE", &path, None).await.status, 200);
+        assert!(search("nothing").await.is_empty());
     }
 }

@@ -3,9 +3,10 @@
 //! that two people labelling one card at once each add their own row and
 //! lose nothing. A label must be one of the card's workspace
 //! (`INVALID_LABEL`), an assignee a member of it, in any role
-//! (`NOT_A_MEMBER`); each insert checks that in its own statement, and a
-//! count short of the ids given refuses the request (its transaction rolls
-//! back, so nothing was added).
+//! (`NOT_A_MEMBER`): each insert selects the rows it adds from `labels` or
+//! `memberships`, so an id that is not one adds no row and refuses the
+//! request (its transaction rolls back). An assignment references the
+//! membership (migration 0018): removing the member unassigns it.
 
 use super::{Card, RETURNED};
 use crate::access::{Actor, Role};
@@ -63,8 +64,8 @@ pub(crate) async fn add_assignees(
         .map(|i| format!("(${}, ${})", 3 + 2 * i, 4 + 2 * i))
         .collect();
     let sql = format!(
-        "INSERT INTO card_assignees (card_id, account_id, assigned_at) \
-         SELECT $1, v.column1, v.column2 FROM (VALUES {}) v \
+        "INSERT INTO card_assignees (card_id, workspace_id, account_id, assigned_at) \
+         SELECT $1, m.workspace_id, v.column1, v.column2 FROM (VALUES {}) v \
          JOIN memberships m ON m.account_id = v.column1 AND m.workspace_id = $2",
         values.join(", ")
     );
@@ -125,8 +126,8 @@ impl<'a> Mark<'a> {
                  ON CONFLICT DO NOTHING RETURNING label_id"
             }
             (Mark::Assignee(_), true) => {
-                "INSERT INTO card_assignees (card_id, account_id, assigned_at) \
-                 SELECT $1, m.account_id, $4 FROM memberships m \
+                "INSERT INTO card_assignees (card_id, workspace_id, account_id, assigned_at) \
+                 SELECT $1, m.workspace_id, m.account_id, $4 FROM memberships m \
                  WHERE m.account_id = $2 AND m.workspace_id = $3 \
                  ON CONFLICT DO NOTHING RETURNING account_id"
             }

@@ -74,6 +74,14 @@ pub(crate) fn move_at_commit_sql() -> String {
     )
 }
 
+/// Replaces the words of `card`'s description in the search index, with the commit.
+fn index_description(tx: &mut WriteTx, card: &Card) {
+    let doc = index::description_id(&card.id);
+    let text = &card.description;
+    let ws = &card.workspace_id;
+    index::defer_write(tx, index::description(&doc, &card.id, ws, text), true);
+}
+
 /// Sets a card's title, description and due time where given (`due`:
 /// `Some(None)` clears it), and `updated_at`, in one statement; returns the card.
 async fn update_fields(
@@ -174,6 +182,11 @@ impl Board {
         // Nothing after them reads the entry or the words: they go with the commit.
         history::record(&mut tx, actor, &id, None, &column_name);
         index::defer_write(&mut tx, index::title(&id, ws, &card.title), false);
+        if !card.description.is_empty() {
+            let doc = index::description_id(&id);
+            let text = &card.description;
+            index::defer_write(&mut tx, index::description(&doc, &id, ws, text), false);
+        }
         tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
@@ -255,11 +268,14 @@ impl Board {
             if title.is_none() && !fields {
                 return Ok(card); // nothing changes
             }
-            let renamed = title.is_some();
+            let (renamed, described) = (title.is_some(), description.is_some());
             let card = update_fields(&mut tx, id, title, description, due, &at).await?;
             if renamed {
                 let doc = index::title(id, &card.workspace_id, &card.title);
                 index::defer_write(&mut tx, doc, true);
+            }
+            if described {
+                index_description(&mut tx, &card);
             }
             tx.emit(Change::new(
                 "card.updated",
@@ -275,7 +291,11 @@ impl Board {
         // first (`card.updated`), then the move as it would be alone.
         let card = match fields {
             true => {
+                let described = description.is_some();
                 let card = update_fields(&mut tx, id, None, description, due, &at).await?;
+                if described {
+                    index_description(&mut tx, &card);
+                }
                 let ws = &card.workspace_id;
                 tx.emit(Change::new("card.updated", ws, actor, &card, &[]));
                 card

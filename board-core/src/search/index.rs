@@ -1,5 +1,5 @@
-//! The search index (`search_terms`): the folded words of each card title and
-//! comment, written by the operation that writes the text, in its transaction,
+//! The search index (`search_terms`): the folded words of each card title,
+//! description (`d:` and the card's id), comment and checklist item, written by the operation that writes the text, in its transaction,
 //! so a write that answered is found at once and replaced or deleted text is
 //! not. A card's deletion (and a column's, with `DELETE`) removes its
 //! documents' rows itself ([`forget_card`], [`forget_column`]): the index
@@ -127,7 +127,10 @@ async fn forget_docs(
 ) -> Result<()> {
     let sql = format!(
         "DELETE FROM search_terms WHERE doc_id IN (SELECT id FROM cards WHERE {cards} \
-         UNION ALL SELECT c.id FROM comments c JOIN cards k ON k.id = c.card_id WHERE {comments})"
+         UNION ALL SELECT 'd:' || id FROM cards WHERE {cards} \
+         UNION ALL SELECT c.id FROM comments c JOIN cards k ON k.id = c.card_id WHERE {comments} \
+         UNION ALL SELECT c.id FROM checklist_items c JOIN cards k ON k.id = c.card_id \
+                   WHERE {comments})"
     );
     sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(key)
@@ -158,6 +161,32 @@ pub(crate) fn title<'a>(card: &'a CardId, ws: &'a WorkspaceId, title: &'a str) -
         card: card.as_str(),
         text: title,
     }
+}
+
+/// The id of a card's description document: `d:` and the card's id (no
+/// cuid2 holds a colon, so it is no card's, comment's or item's id).
+pub(crate) fn description_id(card: &CardId) -> String {
+    format!("d:{card}")
+}
+
+/// The description document of a card, whose id is `id` ([`description_id`]).
+pub(crate) fn description<'a>(
+    id: &'a str,
+    card: &'a CardId,
+    ws: &'a WorkspaceId,
+    text: &'a str,
+) -> Doc<'a> {
+    Doc {
+        id,
+        workspace: ws.as_str(),
+        card: card.as_str(),
+        text,
+    }
+}
+
+/// Removes what the index holds for the document `id`, with the commit of `tx`.
+pub(crate) fn defer_forget(tx: &mut WriteTx, id: impl AsRef<str>) {
+    tx.defer(forget_statement(id));
 }
 
 /// Inserts the words of `docs`, in multi-row statements.
@@ -205,8 +234,14 @@ pub(crate) async fn rebuild(conn: &mut AnyConnection) -> Result<()> {
     let pages = [
         "SELECT id, workspace_id, id AS card_id, title AS text FROM cards \
          WHERE id > $1 ORDER BY id LIMIT $2",
+        // Descriptions: `d:` and the card's id, which sorts as the card's id.
+        "SELECT 'd:' || id AS id, workspace_id, id AS card_id, description AS text FROM cards \
+         WHERE id > substr($1, 3) ORDER BY id LIMIT $2",
         "SELECT c.id, k.workspace_id, c.card_id, c.content AS text \
          FROM comments c JOIN cards k ON k.id = c.card_id \
+         WHERE c.id > $1 ORDER BY c.id LIMIT $2",
+        "SELECT c.id, k.workspace_id, c.card_id, c.text \
+         FROM checklist_items c JOIN cards k ON k.id = c.card_id \
          WHERE c.id > $1 ORDER BY c.id LIMIT $2",
     ];
     for sql in pages {

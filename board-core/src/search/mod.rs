@@ -1,5 +1,5 @@
-//! Search (contract §19): cards whose title, or one of whose comments, holds
-//! every word of a query (case- and accent-insensitive; whole words, the last
+//! Search (contract §19): cards whose title, description, or one of whose
+//! checklist items or comments (contract §24), holds every word of a query (case- and accent-insensitive; whole words, the last
 //! one a prefix), title matches first, then by `updatedAt` (newest first), then
 //! by id; paged by a keyset cursor.
 //!
@@ -42,7 +42,7 @@ use sqlx::{FromRow, Row};
 use crate::access::{Actor, Role};
 use crate::cards::{Card, CARD_COLUMNS};
 use crate::error::{Result, ValidationErrors};
-use crate::ids::{CardId, CommentId};
+use crate::ids::{CardId, ChecklistItemId, CommentId};
 use crate::paging;
 use crate::query::SetQuery;
 use crate::Board;
@@ -132,11 +132,15 @@ impl SearchQuery {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SearchMatch {
-    /// `title` or `comment`.
+    /// `title`, `description`, `checklist` or `comment`.
     pub field: &'static str,
-    /// The comment, for a comment match; null for the title.
+    /// The comment, for a comment match; null otherwise.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub comment_id: Option<CommentId>,
+    /// The checklist item, for a checklist match (contract §24); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub item_id: Option<ChecklistItemId>,
     /// The text around the first matching word (`…` where text was left out).
     pub snippet: String,
 }
@@ -245,44 +249,60 @@ impl Board {
             return Ok(Vec::new());
         }
         let marks: Vec<String> = (1..=found.len()).map(|i| format!("${i}")).collect();
+        let marks = marks.join(", ");
+        // The comments and the checklist items of the cards found, in one
+        // statement: each card's items in order, then its comments in order.
         let sql = format!(
-            "SELECT id, card_id, content FROM comments WHERE card_id IN ({}) ORDER BY card_id, created_at, seq",
-            marks.join(", ")
+            "SELECT CAST(0 AS BIGINT) AS kind, id, card_id, text, '' AS o1, position AS o2 \
+             FROM checklist_items WHERE card_id IN ({marks}) \
+             UNION ALL SELECT CAST(1 AS BIGINT) AS kind, id, card_id, content AS text, created_at AS o1, \
+             seq AS o2 FROM comments WHERE card_id IN ({marks}) \
+             ORDER BY card_id, kind, o1, o2"
         );
         let mut q = sqlx::query(sqlx::AssertSqlSafe(sql));
         for (card, _) in &found {
             q = q.bind(&card.id);
         }
         let rows = q.fetch_all(&self.pool).await?;
-        let mut comments: Vec<(CardId, CommentId, String)> = Vec::new();
+        // (card, is a comment, id, text) of each matching one.
+        let mut texts: Vec<(CardId, bool, String, String)> = Vec::new();
         for r in &rows {
-            let content: String = r.try_get("content")?;
-            if terms.all_in(&content) {
-                comments.push((r.try_get("card_id")?, r.try_get("id")?, content));
+            let text: String = r.try_get("text")?;
+            if terms.all_in(&text) {
+                let kind: i64 = r.try_get("kind")?;
+                texts.push((r.try_get("card_id")?, kind == 1, r.try_get("id")?, text));
             }
         }
         Ok(found
             .into_iter()
             .map(|(card, title_hit)| {
                 let mut matches = Vec::new();
+                let at = |field, text: &str| SearchMatch {
+                    field,
+                    comment_id: None,
+                    item_id: None,
+                    snippet: terms.snippet(text),
+                };
                 if title_hit == 1 {
+                    matches.push(at("title", &card.title));
+                }
+                if terms.all_in(&card.description) {
+                    matches.push(at("description", &card.description));
+                }
+                let mine = texts.iter().filter(|(c, _, _, _)| *c == card.id);
+                for (_, _, id, text) in mine.clone().filter(|t| !t.1) {
                     matches.push(SearchMatch {
-                        field: "title",
-                        comment_id: None,
-                        snippet: terms.snippet(&card.title),
+                        item_id: Some(ChecklistItemId::from_db(id.clone())),
+                        ..at("checklist", text)
                     });
                 }
-                matches.extend(
-                    comments
-                        .iter()
-                        .filter(|(c, _, _)| *c == card.id)
-                        .take(MAX_COMMENT_MATCHES)
-                        .map(|(_, id, text)| SearchMatch {
-                            field: "comment",
-                            comment_id: Some(id.clone()),
-                            snippet: terms.snippet(text),
-                        }),
-                );
+                let comments = mine.filter(|t| t.1).take(MAX_COMMENT_MATCHES);
+                for (_, _, id, text) in comments {
+                    matches.push(SearchMatch {
+                        comment_id: Some(CommentId::from_db(id.clone())),
+                        ..at("comment", text)
+                    });
+                }
                 SearchResult { card, matches }
             })
             .collect())

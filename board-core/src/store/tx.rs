@@ -141,7 +141,8 @@ pub(crate) struct WriteTx {
 /// each other crosswise.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Lock<'a> {
-    /// A workspace row: the links between its cards, and its columns (taken
+    /// A workspace row: the links between its cards, its labels, a member's
+    /// removal (which unassigns it from the cards), and its columns (taken
     /// before their set's: the version keys the processes' column listings).
     Workspace(&'a WorkspaceId),
     /// A workspace's settings row: the settings themselves.

@@ -174,31 +174,54 @@ struct ArchivedParams {
     archived: Option<String>,
     limit: Option<String>,
     cursor: Option<String>,
+    assignee: Option<String>,
+    label: Option<String>,
+    due: Option<String>,
+    tz: Option<String>,
 }
 
 #[utoipa::path(
-    get, path = "/api/cards", operation_id = "listArchivedCards", tag = "cards",
+    get, path = "/api/cards", operation_id = "listCards", tag = "cards",
     params(
-        ("tenant" = board_core::WorkspaceId, Query, description = "The workspace"),
+        ("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; may be omitted with assignee=me (every workspace the account reaches)"),
         ("project" = Option<String>, Query, description = "A project id: only its cards (default: the whole workspace)"),
-        ("archived" = bool, Query, description = "Must be true: the archived cards (the board's cards are in GET /api/board)"),
+        ("assignee" = Option<String>, Query, description = "An account id, or me: only the cards assigned to it (contract §24)"),
+        ("label" = Option<board_core::LabelId>, Query, description = "Only the cards with this label"),
+        ("due" = Option<String>, Query, description = "overdue (due before now, outside a done column), today, week (today and the 6 days after) or none"),
+        ("tz" = Option<String>, Query, description = "The zone days are counted in: UTC (the only one supported)"),
+        ("archived" = Option<bool>, Query, description = "true: archived cards. Alone (no assignee, label, due or tz), the archived list of contract §19, most recently archived first"),
         ("limit" = Option<u16>, Query, minimum = 1, maximum = 200, description = "Cards per page, 1 to 200 (default 50)"),
         ("cursor" = Option<String>, Query, description = "The nextCursor of the previous page"),
     ),
     responses(
-        (status = 200, description = "A page of archived cards, most recently archived first", body = board_core::ArchivedPage),
-        (status = 422, description = "tenant missing, archived not true, limit outside 1..=200, a cursor the server did not make, or a project not of the workspace", body = crate::error::ErrorBody),
+        (status = 200, description = "A page of cards: by due time (none last), then board order; the archived list alone: most recently archived first", body = board_core::ArchivedPage),
+        (status = 422, description = "tenant missing (without assignee=me), a malformed parameter, limit outside 1..=200, a cursor the server did not make, or a project not of the workspace", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn list(req: Request) -> Answer {
     let actor = req.actor().await?;
     let q: ArchivedParams = req.query();
+    let filtered = board_core::CardQuery {
+        tenant: q.tenant,
+        project: q.project,
+        assignee: q.assignee,
+        label: q.label,
+        due: q.due,
+        tz: q.tz,
+        archived: q.archived,
+        limit: q.limit,
+        cursor: q.cursor,
+    };
+    if filtered.is_filtered() {
+        let page = req.board().cards_page(&actor, &filtered).await?;
+        return Ok(json(StatusCode::OK, &page));
+    }
     let query = ArchivedQuery::from_query(
-        q.tenant.as_deref(),
-        q.project.as_deref(),
-        q.archived.as_deref(),
-        q.limit.as_deref(),
-        q.cursor.as_deref(),
+        filtered.tenant.as_deref(),
+        filtered.project.as_deref(),
+        filtered.archived.as_deref(),
+        filtered.limit.as_deref(),
+        filtered.cursor.as_deref(),
     )?;
     let page = req.board().archived_cards(&actor, &query).await?;
     Ok(json(StatusCode::OK, &page))
