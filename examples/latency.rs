@@ -15,7 +15,8 @@
 //!    primary-key lookup in the same database: what any route with one
 //!    statement can reach on this machine);
 //! 4. `GET …/history` of 10,000 entries, `GET …/comments` of 4,000 comments and
-//!    `GET /api/board` of 1,000 cards, beside the raw read of the same rows
+//!    `GET /api/board` of 1,000 cards in full (3 labels, 2 assignees, 5 checklist items,
+//!    10 comments each), beside the raw read of the same rows
 //!    through sqlx (on SQLite also beside the same rows read as one JSON text,
 //!    as the server reads them there).
 //!
@@ -504,6 +505,22 @@ async fn main() {
         .await;
         fill_board(&pool, &url, &tenant, &column_ids[0]).await;
         let board = format!("/api/board?tenant={tenant}");
+        // The cards are in full: a filled card's labels, assignees, checklist, comments.
+        let read = get(&http, &base, &token, &board).await;
+        let cards = read["columns"][0]["cards"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let last = cards.iter().find(|c| c["title"] == "Card 1000");
+        let last = last.expect("a filled card on the board");
+        assert_eq!(last["labelIds"].as_array().map(Vec::len), Some(3), "{last}");
+        assert_eq!(
+            last["assigneeIds"].as_array().map(Vec::len),
+            Some(2),
+            "{last}"
+        );
+        assert_eq!(last["checklist"], json!({"done": 2, "total": 5}), "{last}");
+        assert_eq!(last["commentCount"], 10, "{last}");
         big_read(
             "GET /api/board, 1,000+ cards",
             "cards",
@@ -541,15 +558,42 @@ const HISTORY_SQL: &str =
     "SELECT id, from_name, to_name, moved_at FROM history WHERE card_id = $1 ORDER BY seq";
 const THREAD_SQL: &str = "SELECT id, card_id, content, created_at, updated_at FROM comments \
      WHERE card_id = $1 ORDER BY created_at, seq";
-const BOARD_SQL: &str =
-    "SELECT id, workspace_id, project_id, column_id, title, position, created_at, updated_at \
+/// The board's rows, read raw: each card's columns and, as every card read
+/// of the server computes them (contract §24), its labels, assignees,
+/// checklist progress and counts.
+const BOARD_SQL: &str = "SELECT id, project_id, column_id, title, description, due_at, \
+     (SELECT COALESCE(string_agg(l.id, ',' ORDER BY l.position, l.id), '') FROM card_labels cl \
+      JOIN labels l ON l.id = cl.label_id WHERE cl.card_id = cards.id), \
+     (SELECT COALESCE(string_agg(a.account_id, ',' ORDER BY a.assigned_at, a.account_id), '') \
+      FROM card_assignees a WHERE a.card_id = cards.id), \
+     (SELECT CAST(COALESCE(SUM(i.done), 0) AS TEXT) || '/' || CAST(COUNT(*) AS TEXT) \
+      FROM checklist_items i WHERE i.card_id = cards.id), \
+     (SELECT COUNT(*) FROM comments c WHERE c.card_id = cards.id), \
+     (SELECT COUNT(*) FROM attachments f WHERE f.card_id = cards.id \
+      AND (f.scope = 'CARD' OR f.comment_id IS NOT NULL)), \
+     position, created_at, updated_at, created_by \
      FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = \
-     (SELECT set_id FROM columns WHERE id = $1)) ORDER BY position, created_at";
+     (SELECT set_id FROM columns WHERE id = $1)) AND archived_at IS NULL \
+     ORDER BY position, created_at";
 
 /// A raw read `SELECT cols FROM … ORDER BY o` as SQLite's one JSON text of
 /// its rows, as the server reads a big list there (`store::big_read`).
 fn as_json(sql: &str) -> String {
-    let from = sql.find(" FROM ").expect("FROM");
+    // The top level's FROM: the first outside parentheses.
+    let mut depth = 0i32;
+    let mut from = None;
+    for (i, c) in sql.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            ' ' if depth == 0 && sql[i..].starts_with(" FROM ") => {
+                from = Some(i);
+                break;
+            }
+            _ => {}
+        }
+    }
+    let from = from.expect("FROM");
     let order = sql.rfind(" ORDER BY ").expect("ORDER BY");
     format!(
         "SELECT json_group_array(json_array({}) ORDER BY {}){}",
@@ -625,24 +669,80 @@ async fn get(http: &reqwest::Client, base: &str, token: &str, path: &str) -> Val
         .body
 }
 
-/// Puts 1,000 more cards into `column`, set-based.
+/// Puts 1,000 more cards into `column`, set-based, each with 3 labels, 2
+/// assignees, 5 checklist items (2 done) and 10 comments (contract §24's
+/// board).
 async fn fill_board(pool: &AnyPool, url: &str, tenant: &str, column: &str) {
-    let sql = if url.starts_with("sqlite") {
-        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) \
-         INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
-         SELECT 'b' || substr(lower(hex(randomblob(12))), 1, 23), $1, NULL, $2, 'Card ' || i, 1000 + i, \
-                '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n"
+    let sqlite = url.starts_with("sqlite");
+    let (series, random_id) = if sqlite {
+        (
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) ",
+            "substr(lower(hex(randomblob(12))), 1, 23)",
+        )
     } else {
-        "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
-         SELECT 'b' || substr(md5(random()::text || i::text), 1, 23), $1, NULL, $2, 'Card ' || i, 1000 + i, \
-                '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM generate_series(1, 1000) AS i"
+        ("", "substr(md5(random()::text || i::text), 1, 23)")
     };
-    sqlx::query(sql)
-        .bind(tenant)
-        .bind(column)
-        .execute(pool)
-        .await
-        .unwrap();
+    let from = if sqlite {
+        "FROM n"
+    } else {
+        "FROM generate_series(1, 1000) AS i"
+    };
+    let t = "'2026-01-01T00:00:00.000Z'";
+    let statements = [
+        format!(
+            "{series}INSERT INTO cards (id, workspace_id, project_id, column_id, title, description, \
+             position, created_at, updated_at) \
+             SELECT 'b' || {random_id}, $1, NULL, $2, 'Card ' || i, \
+                    'What is to be done, with **Markdown**.', 1000 + i, {t}, {t} {from}"
+        ),
+        format!(
+            "INSERT INTO labels (id, workspace_id, name, name_key, accent, position, created_at) \
+             SELECT 'lbench' || k || substr($2, 1, 12), $1, 'Bench ' || k, 'bench ' || k, 'slate', k, {t} \
+             FROM (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3) x"
+        ),
+        format!(
+            "INSERT INTO accounts (id, name, created_at) \
+             SELECT 'abench' || k || substr($2, 1, 12), 'bench ' || k || ' ' || $2, {t} \
+             FROM (SELECT 1 AS k UNION ALL SELECT 2) x WHERE $1 <> ''"
+        ),
+        "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
+         SELECT $1, id, 'MEMBER', '2026-01-01T00:00:00.000Z' FROM accounts \
+         WHERE id LIKE 'abench%' AND name LIKE '% ' || $2"
+            .to_string(),
+        "INSERT INTO card_labels (card_id, label_id) SELECT k.id, l.id FROM cards k \
+         JOIN labels l ON l.workspace_id = k.workspace_id AND l.name LIKE 'Bench %' \
+         WHERE k.column_id = $2 AND k.description = 'What is to be done, with **Markdown**.' AND $1 <> ''"
+            .to_string(),
+        "INSERT INTO card_assignees (card_id, workspace_id, account_id, assigned_at) \
+         SELECT k.id, m.workspace_id, m.account_id, '2026-01-01T00:00:00.000Z' FROM cards k \
+         JOIN memberships m ON m.workspace_id = k.workspace_id AND m.account_id LIKE 'abench%' \
+         WHERE k.column_id = $2 AND k.description = 'What is to be done, with **Markdown**.' AND $1 <> ''"
+            .to_string(),
+        format!(
+            "INSERT INTO checklist_items (id, card_id, text, done, position, created_at) \
+             SELECT 'i' || x.k || substr(k.id, 2, 22), k.id, 'Step ' || x.k, \
+                    CASE WHEN x.k <= 2 THEN 1 ELSE 0 END, x.k * 65536, {t} FROM cards k \
+             CROSS JOIN (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 \
+                         UNION ALL SELECT 5) x \
+             WHERE k.column_id = $2 AND k.description = 'What is to be done, with **Markdown**.' AND $1 <> ''"
+        ),
+        format!(
+            "INSERT INTO comments (id, card_id, seq, content, created_at, updated_at) \
+             SELECT 'k' || x.k || substr(k.id, 2, 21), k.id, 100 + x.k, 'A comment', {t}, {t} \
+             FROM cards k CROSS JOIN (SELECT 1 AS k UNION ALL SELECT 2 UNION ALL SELECT 3 \
+                UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 \
+                UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10) x \
+             WHERE k.column_id = $2 AND k.description = 'What is to be done, with **Markdown**.' AND $1 <> ''"
+        ),
+    ];
+    for sql in statements {
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(tenant)
+            .bind(column)
+            .execute(pool)
+            .await
+            .unwrap();
+    }
 }
 
 /// Gives `card` 10,000 more history entries, set-based.
