@@ -5,10 +5,9 @@
 //! (column position, card position, id), paged by a keyset on those four, so
 //! a card changed while a client pages neither repeats nor hides another.
 //!
-//! Days are UTC days: `today` is the current UTC day, `week` today and the six
-//! days after it; `overdue` is due before now, outside a done column. (A
-//! `tz` other than `UTC` is refused until the server carries a time-zone
-//! database: docs/decisions.md.)
+//! Days are calendar days of `tz` (an IANA zone name; UTC without it):
+//! `today` is the current day there, `week` today and the six days after it;
+//! `overdue` is due before now, outside a done column.
 
 use crate::access::{Actor, Role};
 use crate::archive::ArchivedPage;
@@ -16,14 +15,11 @@ use crate::cards::{Card, CARD_COLUMNS};
 use crate::error::{Result, ValidationErrors};
 use crate::ids::{AccountId, LabelId, ProjectId, WorkspaceId};
 use crate::paging;
-use crate::time::{now, Timestamp};
+use crate::time::{now, Timestamp, Zone};
 use crate::Board;
 
 /// The page size when `limit` is absent.
 const DEFAULT_LIMIT: u16 = 50;
-
-/// Milliseconds in a day.
-const DAY: i64 = 86_400_000;
 
 /// The due-time window of a "my cards" query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +57,7 @@ pub struct CardQuery {
     pub label: Option<String>,
     /// `due`: `overdue`, `today`, `week` or `none`.
     pub due: Option<String>,
-    /// `tz`: the zone days are counted in (`UTC`).
+    /// `tz`: the IANA zone days are counted in (`Europe/Paris`; UTC without it).
     pub tz: Option<String>,
     /// `archived`: `true` for archived cards.
     pub archived: Option<String>,
@@ -91,6 +87,7 @@ struct Checked {
     assignee: Option<Assignee>,
     label: Option<LabelId>,
     due: Option<Due>,
+    zone: Zone,
     archived: bool,
     limit: u16,
     after: Option<Vec<String>>,
@@ -154,14 +151,19 @@ fn check(q: &CardQuery) -> Result<Checked> {
             None
         }
     };
-    if let Some(tz) = q.tz.as_deref() {
-        if !matches!(tz, "UTC" | "Etc/UTC" | "Z") {
+    let zone = match q.tz.as_deref() {
+        None => Zone::utc(),
+        Some(tz) => Zone::named(tz).unwrap_or_else(|| {
             errors.field(
                 "tz",
-                "Only UTC is supported: days are UTC days (omit tz, or give tz=UTC)",
+                format!(
+                    "Expected an IANA time zone name such as UTC, Europe/Paris or \
+                     America/New_York, received '{tz}'"
+                ),
             );
-        }
-    }
+            Zone::utc()
+        }),
+    };
     let archived = match q.archived.as_deref() {
         None | Some("false") => false,
         Some("true") => true,
@@ -204,6 +206,7 @@ fn check(q: &CardQuery) -> Result<Checked> {
         assignee,
         label,
         due,
+        zone,
         archived,
         limit,
         after,
@@ -234,13 +237,13 @@ impl Board {
                 self.set_in_effect(&self.pool, ws, key, "project").await?;
             }
         }
-        let at = crate::time::tick();
-        let today = at.div_euclid(DAY) * DAY;
-        let (from, to) = match q.due {
-            Some(Due::Today) => (Some(today), Some(today + DAY)),
-            Some(Due::Week) => (Some(today), Some(today + 7 * DAY)),
-            _ => (None, None),
+        let days = match q.due {
+            Some(Due::Today) => Some(1),
+            Some(Due::Week) => Some(7),
+            _ => None,
         };
+        let window = days.and_then(|n| q.zone.days_from(crate::time::tick(), n));
+        let (from, to) = (window.map(|w| w.0), window.map(|w| w.1));
         let stamp = |ms: Option<i64>| ms.map(Timestamp::from_millis);
         let due_mode: i64 = match q.due {
             None => 0,

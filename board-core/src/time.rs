@@ -118,6 +118,41 @@ pub(crate) fn now_plus(seconds: i64) -> Timestamp {
     Timestamp::from_millis(now_millis() + seconds * 1000)
 }
 
+/// A named time zone of the IANA database (`Europe/Paris`, `UTC`), built
+/// into the binary, so every server of one release counts the same days.
+#[derive(Debug, Clone)]
+pub(crate) struct Zone(jiff::tz::TimeZone);
+
+impl Zone {
+    /// The zone named `name`, or `None` when the database has no such name.
+    pub(crate) fn named(name: &str) -> Option<Zone> {
+        jiff::tz::TimeZone::get(name).ok().map(Zone)
+    }
+
+    /// UTC.
+    pub(crate) fn utc() -> Zone {
+        Zone(jiff::tz::TimeZone::UTC)
+    }
+
+    /// The start of the local day holding the instant `at` and the start of
+    /// the day `days` later, in milliseconds since the Unix epoch. Days are
+    /// calendar days: one across a daylight-saving change lasts 23 or 25
+    /// hours, and one whose midnight is skipped starts when the day does.
+    pub(crate) fn days_from(&self, at: i64, days: i32) -> Option<(i64, i64)> {
+        let date = jiff::Timestamp::from_millisecond(at)
+            .ok()?
+            .to_zoned_datetime(self.0.clone())
+            .date();
+        let start = |d: jiff::civil::Date| {
+            d.to_zoned_datetime(self.0.clone())
+                .ok()
+                .map(|z| z.timestamp().as_millisecond())
+        };
+        let last = date.checked_add(jiff::Span::new().days(days)).ok()?;
+        Some((start(date)?, start(last)?))
+    }
+}
+
 /// The wall clock in milliseconds since the Unix epoch.
 pub(crate) fn now_millis() -> i64 {
     SystemTime::now()
@@ -248,6 +283,69 @@ mod tests {
         assert_eq!(format_millis(0), "1970-01-01T00:00:00.000Z");
         assert_eq!(format_millis(1_795_304_580_000), "2026-11-21T23:43:00.000Z");
         assert_eq!(format_millis(951_782_400_123), "2000-02-29T00:00:00.123Z");
+    }
+
+    #[test]
+    fn days_are_calendar_days_of_the_zone() {
+        // (zone, instant, days, first day's start, start of the day after the last)
+        let cases = [
+            (
+                "UTC",
+                "2026-11-21T23:43:00Z",
+                1,
+                "2026-11-21T00:00",
+                "2026-11-22T00:00",
+            ),
+            // 23:43 UTC is already Sunday in Paris.
+            (
+                "Europe/Paris",
+                "2026-11-21T23:43:00Z",
+                1,
+                "2026-11-21T23:00",
+                "2026-11-22T23:00",
+            ),
+            // The spring change: a day of 23 hours, and a week across it.
+            (
+                "Europe/Paris",
+                "2026-03-29T12:00:00Z",
+                1,
+                "2026-03-28T23:00",
+                "2026-03-29T22:00",
+            ),
+            (
+                "Europe/Paris",
+                "2026-03-27T12:00:00Z",
+                7,
+                "2026-03-26T23:00",
+                "2026-04-02T22:00",
+            ),
+            // West of UTC, and a zone whose midnight is skipped (Santiago, 2026).
+            (
+                "America/New_York",
+                "2026-11-22T03:00:00Z",
+                1,
+                "2026-11-21T05:00",
+                "2026-11-22T05:00",
+            ),
+            (
+                "America/Santiago",
+                "2026-09-06T12:00:00Z",
+                1,
+                "2026-09-06T04:00",
+                "2026-09-07T03:00",
+            ),
+        ];
+        for (zone, at, days, from, to) in cases {
+            let (a, b) = Zone::named(zone)
+                .expect(zone)
+                .days_from(parse_time(at).unwrap(), days)
+                .unwrap();
+            let got = (format_millis(a), format_millis(b));
+            let want = (format!("{from}:00.000Z"), format!("{to}:00.000Z"));
+            assert_eq!(got, want, "{zone} at {at}, {days} days");
+        }
+        assert!(Zone::named("Mars/Olympus_Mons").is_none());
+        assert!(Zone::named("").is_none());
     }
 
     #[test]

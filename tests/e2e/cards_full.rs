@@ -454,6 +454,7 @@ on_both_backends! {
         assert_eq!(titles(&list(format!("tenant={t}&due=week&tz=UTC")).await), ["B today", "C in 3 days"]);
         assert_eq!(titles(&list(format!("tenant={t}&due=none")).await), ["D none"]);
 
+
         // assignee=me without tenant: every workspace the account reaches.
         let other = app.workspace("Other").await;
         app.member(&other, &me, "member").await;
@@ -480,9 +481,23 @@ on_both_backends! {
         assert_eq!(titles(&list(format!("tenant={t}&due=none&archived=true")).await), ["D none"]);
         assert!(titles(&list(format!("tenant={t}&due=none")).await).is_empty());
 
+        // Days of a named zone: Etc/GMT-14 is UTC+14 all year, so its day is known here.
+        let zone = label(&app, "Zone").await;
+        const EAST: i64 = 14 * 3_600_000;
+        let local_today = (now_ms + EAST).div_euclid(DAY) * DAY - EAST;
+        let end_local_today = board_core::Timestamp::from_millis(local_today + DAY - 60_000).to_string();
+        let local_tomorrow = board_core::Timestamp::from_millis(local_today + DAY + 60_000).to_string();
+        make("Z1 late today, UTC+14", Some(end_local_today), vec![zone.clone()], vec![]).await;
+        make("Z2 early tomorrow, UTC+14", Some(local_tomorrow), vec![zone.clone()], vec![]).await;
+        let zoned = |due: &str| format!("tenant={t}&label={zone}&due={due}&tz=Etc/GMT-14");
+        assert_eq!(titles(&list(zoned("today")).await), ["Z1 late today, UTC+14"]);
+        assert_eq!(titles(&list(zoned("week")).await), ["Z1 late today, UTC+14", "Z2 early tomorrow, UTC+14"]);
+        // Zone names are the IANA database's, ignoring case.
+        assert_eq!(titles(&list(zoned("today").replace("Etc/GMT-14", "etc/gmt-14")).await), ["Z1 late today, UTC+14"]);
+
         for (q, field) in [
             (format!("tenant={t}&due=later"), "due"),
-            (format!("tenant={t}&tz=Europe/Paris"), "tz"),
+            (format!("tenant={t}&tz=Mars/Olympus_Mons"), "tz"),
             (format!("tenant={t}&assignee=you"), "assignee"),
             ("due=today".to_string(), "tenant"),
         ] {

@@ -188,7 +188,7 @@ struct ArchivedParams {
         ("assignee" = Option<String>, Query, description = "An account id, or me: only the cards assigned to it (contract §24)"),
         ("label" = Option<board_core::LabelId>, Query, description = "Only the cards with this label"),
         ("due" = Option<String>, Query, description = "overdue (due before now, outside a done column), today, week (today and the 6 days after) or none"),
-        ("tz" = Option<String>, Query, description = "The zone days are counted in: UTC (the only one supported)"),
+        ("tz" = Option<String>, Query, description = "The IANA time zone (Europe/Paris) whose calendar days due=today and due=week count; UTC without it"),
         ("archived" = Option<bool>, Query, description = "true: archived cards. Alone (no assignee, label, due or tz), the archived list of contract §19, most recently archived first"),
         ("limit" = Option<u16>, Query, minimum = 1, maximum = 200, description = "Cards per page, 1 to 200 (default 50)"),
         ("cursor" = Option<String>, Query, description = "The nextCursor of the previous page"),
