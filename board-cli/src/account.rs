@@ -1,4 +1,4 @@
-//! `board account create|list` and `board member add|list|remove`.
+//! `board account create|list|password` and `board member add|list|remove`.
 
 use board_core::{Board, Role};
 use clap::{Subcommand, ValueEnum};
@@ -16,6 +16,15 @@ pub enum Cmd {
     },
     /// List every account, by name.
     List,
+    /// Set an account's password and end its sessions (asks twice on a
+    /// terminal; --stdin reads one line). Its personal tokens stay.
+    Password {
+        /// The account, by id or name.
+        name: String,
+        /// Read the password from the first line of standard input.
+        #[arg(long)]
+        stdin: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -80,8 +89,44 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 .collect();
             out.table(&all, &["name", "id"], rows);
         }
+        Cmd::Password { name, stdin } => {
+            let account = board.admin().find_account(&name).await?;
+            let password = read_password(stdin)?;
+            board.admin().set_password(&account.id, &password).await?;
+            out.value(
+                &json!({"accountId": account.id, "hasPassword": true}),
+                || {
+                    format!(
+                        "account {:?} has a new password; its sessions ended",
+                        account.name
+                    )
+                },
+            );
+        }
     }
     Ok(())
+}
+
+/// A new password: the first line of standard input with `--stdin`, else
+/// typed twice at the terminal without echo.
+fn read_password(from_stdin: bool) -> anyhow::Result<String> {
+    use std::io::{BufRead, IsTerminal};
+    if from_stdin {
+        let mut line = String::new();
+        std::io::stdin().lock().read_line(&mut line)?;
+        return Ok(line.trim_end_matches(['\n', '\r']).to_string());
+    }
+    if !std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "standard input is not a terminal: pass --stdin to read the password from it"
+        );
+    }
+    let first = rpassword::prompt_password("New password: ")?;
+    let again = rpassword::prompt_password("Again: ")?;
+    if first != again {
+        anyhow::bail!("the two passwords differ; nothing changed");
+    }
+    Ok(first)
 }
 
 pub async fn run_member(board: &Board, out: &Out, cmd: MemberCmd) -> anyhow::Result<()> {

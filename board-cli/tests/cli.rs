@@ -822,3 +822,48 @@ on_both_backends! {
         assert_eq!(app.column_ids(&todo).await, expected);
     }
 }
+
+/// Runs `board` on `db` with `input` on its standard input.
+async fn cli_with_stdin(db: &TestDb, args: &[&str], input: &str) -> Cli {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(BOARD)
+        .args(args)
+        .env("BOARD_DATABASE_URL", &db.url)
+        .env("BOARD_FILES_DIR", db.files_dir())
+        .env_remove("BOARD_FILES_URL")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    Cli {
+        success: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+on_both_backends! {
+    // Contract §23: `board account password NAME --stdin` sets a password the
+    // account then signs in with; a weak one changes nothing.
+    async fn account_password_sets_what_a_sign_in_checks(backend) {
+        let app = common::spawn_app(backend).await;
+        let args = ["--json", "account", "password", "admin", "--stdin"];
+        let weak = cli_with_stdin(&app.db, &args, "password1\n").await;
+        assert!(!weak.success && weak.stderr.contains("too weak"), "{}", weak.stderr);
+        let without = app.cli(&["account", "password", "admin"]).await;
+        assert!(!without.success && without.stderr.contains("--stdin"), "{}", without.stderr);
+        let me = app.call("GET", "/api/me", None).await;
+        assert_eq!(me.body["hasPassword"], false, "{:?}", me.body);
+
+        let out = cli_with_stdin(&app.db, &args, "correct horse battery staple\r\n").await.ok();
+        assert_eq!(out["hasPassword"], true, "{out}");
+        let body = json!({"name": "admin", "password": "correct horse battery staple"});
+        let r = app.call_as("", "POST", "/api/session", Some(body)).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+    }
+}

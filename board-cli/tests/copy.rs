@@ -663,9 +663,9 @@ testkit::on_both_backends! {
             ("no manifest", |d| std::fs::remove_file(d.join("manifest.json")).unwrap(), "manifest.json"),
             ("a future format", |d| {
                 let f = d.join("manifest.json");
-                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 4", "\"formatVersion\": 5");
+                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 5", "\"formatVersion\": 6");
                 std::fs::write(&f, text).unwrap();
-            }, "version 5"),
+            }, "version 6"),
         ];
         for (what, damage, says) in cases {
             let copy = source.db.dir.path().join(format!("damaged-{}", cuid2::create_id()));
@@ -688,8 +688,9 @@ testkit::on_both_backends! {
 }
 
 testkit::on_both_backends! {
-    // Contract §24: an export carries a card's description, labels and
-    // assignees; one of format 3 (before them) imports with none.
+    // Contracts §24 and §23: an export carries a card's description, labels
+    // and assignees, and passwords; one of format 3 (before them) imports
+    // with none.
     async fn an_export_carries_cards_in_full_and_format_3_imports_without(backend) {
         let source = small_source().await;
         let t = source.tenant.clone();
@@ -698,6 +699,9 @@ testkit::on_both_backends! {
                           "labelIds": [id(&label)]});
         let card = ok(&source, "POST", "/api/cards", body).await;
         let card_id = board_core::CardId::parse(&id(&card)).unwrap();
+        // Format 5 carries passwords (contract §23).
+        let admin = source.operator().admin().find_account("admin").await.unwrap();
+        source.operator().admin().set_password(&admin.id, PASSWORD).await.unwrap();
         let export = source.db.dir.path().join("export");
         cli(&source.db, &["export", "--out", export.to_str().unwrap()]).await.ok();
         let target = TestDb::new(backend).await;
@@ -705,7 +709,8 @@ testkit::on_both_backends! {
         let board = target.open().await;
         let op = &board_core::Actor::Operator;
         let got = board.card(op, &card_id).await.unwrap();
-        assert_eq!(serde_json::to_value(&got).unwrap(), card, "format 4 carries the whole card");
+        assert_eq!(serde_json::to_value(&got).unwrap(), card, "format 5 carries the whole card");
+        board.sign_in(sign_in(), "test", HOUR).await.expect("format 5 carries the password");
         board.close().await;
 
         to_format(&export, 3);
@@ -716,6 +721,8 @@ testkit::on_both_backends! {
         let got = board.card(op, &card_id).await.unwrap();
         assert_eq!((got.description.as_str(), &got.due_at), ("", &None));
         assert!(got.label_ids.is_empty());
+        let refused = board.sign_in(sign_in(), "test", HOUR).await.unwrap_err();
+        assert_eq!(refused.code(), "BAD_CREDENTIALS", "format 3 predates passwords");
         board.close().await;
     }
 
@@ -818,16 +825,38 @@ testkit::on_both_backends! {
     }
 }
 
-/// Rewrites a format 4 export as format `version` (3, 2 or 1) wrote it:
+const PASSWORD: &str = "correct horse battery staple";
+const HOUR: std::time::Duration = std::time::Duration::from_secs(3600);
+
+/// The sign-in of `admin` with [`PASSWORD`].
+fn sign_in() -> board_core::SignIn {
+    board_core::SignIn {
+        name: "admin".into(),
+        password: PASSWORD.into(),
+    }
+}
+
+/// Rewrites a format 5 export as format `version` (4 to 1) wrote it:
 /// without the migrations, tables and columns added since, with new
-/// checksums. Format 3 lacks 0018 (cards in full); format 2 also 0012 archive
-/// and search, 0013 webhooks, 0014 versions, 0015 comment seqs, 0016 column
-/// versions and 0017 the search index unchecked; format 1 also 0011.
+/// checksums. Format 4 lacks 0019 (people); format 3 also 0018 (cards in
+/// full); format 2 also 0012 archive and search, 0013 webhooks, 0014
+/// versions, 0015 comment seqs, 0016 column versions and 0017 the search
+/// index unchecked; format 1 also 0011.
 fn to_format(dir: &std::path::Path, version: u32) {
     use sha2::{Digest, Sha256};
-    let mut added = vec![("cards", "description"), ("cards", "due_at")];
-    let mut migrations = vec![18];
-    let mut added_tables = vec!["labels", "card_labels", "card_assignees", "checklist_items"];
+    let mut added = vec![
+        ("accounts", "password_hash"),
+        ("tokens", "kind"),
+        ("tokens", "label"),
+        ("tokens", "last_used_at"),
+    ];
+    let mut migrations = vec![19];
+    let mut added_tables = vec!["auth_failures", "invitations", "password_resets"];
+    if version <= 3 {
+        added.extend([("cards", "description"), ("cards", "due_at")]);
+        migrations.push(18);
+        added_tables.extend(["labels", "card_labels", "card_assignees", "checklist_items"]);
+    }
     if version <= 2 {
         added.extend([
             ("cards", "archived_at"),
@@ -857,9 +886,9 @@ fn to_format(dir: &std::path::Path, version: u32) {
     }
     let path = dir.join("manifest.json");
     let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(manifest["formatVersion"], 4);
+    assert_eq!(manifest["formatVersion"], 5);
     manifest["formatVersion"] = json!(version);
-    manifest["migrationVersion"] = json!([0, 10, 11, 17][version as usize]);
+    manifest["migrationVersion"] = json!([0, 10, 11, 17, 18][version as usize]);
     manifest["migrations"]
         .as_array_mut()
         .unwrap()

@@ -106,6 +106,11 @@ impl Session {
         &self.account
     }
 
+    /// The token it was authenticated with.
+    pub(crate) fn token(&self) -> &TokenId {
+        &self.token
+    }
+
     /// Its role in `workspace`, if it is a member.
     pub fn role_in(&self, workspace: &WorkspaceId) -> Option<Role> {
         self.roles
@@ -512,10 +517,35 @@ pub fn check_token_lifetime(lifetime: Duration) -> Result<Duration> {
     Ok(lifetime)
 }
 
+/// What a token is for: a person's browser session (contract §23), or a
+/// personal token (the CLI's, a script's).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TokenKind {
+    /// A bearer token for scripts and the CLI.
+    Personal,
+    /// A sign-in's session, sent as the `board_session` cookie.
+    Session,
+}
+
+impl TokenKind {
+    /// The stored and wire form (`personal`, `session`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TokenKind::Personal => "personal",
+            TokenKind::Session => "session",
+        }
+    }
+}
+
+/// Issues a token of `kind` for `account` in `tx`: a random secret, of which
+/// only the SHA-256 is stored.
 pub(crate) async fn issue_token(
     tx: &mut WriteTx,
     account: &AccountId,
     expires_in: Option<Duration>,
+    kind: TokenKind,
+    label: Option<&str>,
 ) -> Result<IssuedToken> {
     let expires_at = match expires_in {
         Some(d) => Some(now_plus(check_token_lifetime(d)?.as_secs() as i64)),
@@ -526,14 +556,16 @@ pub(crate) async fn issue_token(
     let secret = to_hex(&raw);
     let id = TokenId::new();
     let inserted = sqlx::query(
-        "INSERT INTO tokens (id, account_id, secret_hash, created_at, expires_at) \
-         SELECT $1, id, $3, $4, $5 FROM accounts WHERE id = $2",
+        "INSERT INTO tokens (id, account_id, secret_hash, created_at, expires_at, kind, label) \
+         SELECT $1, id, $3, $4, $5, $6, $7 FROM accounts WHERE id = $2",
     )
     .bind(&id)
     .bind(account)
     .bind(hash_secret(&secret))
     .bind(now())
     .bind(expires_at.clone())
+    .bind(kind.as_str())
+    .bind(label)
     .execute(&mut **tx)
     .await?;
     if inserted.rows_affected() == 0 {
@@ -615,7 +647,7 @@ impl Admin<'_> {
         expires_in: Option<Duration>,
     ) -> Result<IssuedToken> {
         let mut tx = self.board.write_unlocked().await?;
-        let issued = issue_token(&mut tx, account, expires_in).await?;
+        let issued = issue_token(&mut tx, account, expires_in, TokenKind::Personal, None).await?;
         tx.commit().await?;
         Ok(issued)
     }

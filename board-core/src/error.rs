@@ -94,6 +94,12 @@ pub enum Rule {
     NotAMember,
     /// A card's checklist already holds its most items (contract §24).
     TooManyItems,
+    /// A password too weak or containing the account's name (contract §23).
+    WeakPassword,
+    /// A password change whose current password is wrong (contract §23).
+    WrongPassword,
+    /// Demoting or removing a workspace's last ADMIN (contract §23).
+    LastAdmin,
 }
 
 impl Rule {
@@ -116,6 +122,9 @@ impl Rule {
             Rule::InvalidLabel => "INVALID_LABEL",
             Rule::NotAMember => "NOT_A_MEMBER",
             Rule::TooManyItems => "TOO_MANY_ITEMS",
+            Rule::WeakPassword => "WEAK_PASSWORD",
+            Rule::WrongPassword => "WRONG_PASSWORD",
+            Rule::LastAdmin => "LAST_ADMIN",
         }
     }
 }
@@ -126,6 +135,18 @@ pub enum Error {
     /// No credential, or one that is malformed, unknown, revoked or expired.
     #[error("missing or invalid credential")]
     Unauthenticated,
+    /// A sign-in with an unknown name, a wrong password, or an account
+    /// without a password: one answer for all three (401 `BAD_CREDENTIALS`).
+    #[error("the name or the password is not right")]
+    BadCredentials,
+    /// Too many failures from this client (and, per account, for this
+    /// account) within the throttle's window (429 `TOO_MANY_ATTEMPTS`):
+    /// retry after this many seconds.
+    #[error("too many failed attempts from this address: retry in {0} s")]
+    TooManyAttempts(u64),
+    /// Every password hasher was busy for the wait allowed (503 `BUSY`).
+    #[error("the server is busy checking passwords: retry in a few seconds")]
+    Busy,
     /// The account does not reach the workspace, or its role is too low.
     #[error("{0}")]
     Forbidden(String),
@@ -221,6 +242,9 @@ impl Error {
     pub fn code(&self) -> &'static str {
         match self {
             Error::Unauthenticated => "UNAUTHENTICATED",
+            Error::BadCredentials => "BAD_CREDENTIALS",
+            Error::TooManyAttempts(_) => "TOO_MANY_ATTEMPTS",
+            Error::Busy => "BUSY",
             Error::Forbidden(_) => "FORBIDDEN",
             Error::ColumnManagementDisabled => "COLUMN_MANAGEMENT_DISABLED",
             Error::AttachmentsDisabled => "ATTACHMENTS_DISABLED",

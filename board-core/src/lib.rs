@@ -333,6 +333,8 @@ mod mine;
 mod openapi;
 mod order;
 mod paging;
+mod passwords;
+mod people;
 mod query;
 mod relations;
 #[cfg(feature = "s3")]
@@ -359,7 +361,7 @@ use std::sync::Arc;
 // The public API, each item once.
 pub use access::{
     check_token_lifetime, Account, Actor, Bearer, Caller, IssuedToken, Membership, Role, Session,
-    MAX_TOKEN_LIFETIME,
+    TokenKind, MAX_TOKEN_LIFETIME,
 };
 pub use archive::{ArchivedPage, ArchivedQuery};
 pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
@@ -391,6 +393,8 @@ pub use markdown::ThreadQuery;
 pub use members::WorkspaceMember;
 pub use mine::{Assignee, CardQuery, Due};
 pub use order::Placement;
+pub use passwords::{Password, HASH_WAIT, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
+pub use people::{Me, MeProject, MeWorkspace, SignIn, SignedIn};
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 #[cfg(feature = "s3")]
@@ -521,6 +525,8 @@ pub struct Board {
     database_url: String,
     /// The workspaces' column listings this process has read (`columns::listing`).
     listings: Arc<columns::Listings>,
+    /// The threads that hash passwords, one per core (`passwords.rs`).
+    hashers: passwords::Hashers,
 }
 
 impl Board {
@@ -578,6 +584,7 @@ impl Board {
             writers,
             database_url: options.database_url,
             listings: Arc::default(),
+            hashers: passwords::Hashers::default(),
         };
         board.ensure_search_index().await?;
         Ok(board)

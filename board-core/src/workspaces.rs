@@ -9,7 +9,7 @@
 use serde::Serialize;
 use sqlx::{Any, Executor};
 
-use crate::access::{insert_account, issue_token, Account, IssuedToken, Role};
+use crate::access::{insert_account, issue_token, Account, IssuedToken, Role, TokenKind};
 use crate::columns::Accent;
 use crate::time::now;
 
@@ -251,7 +251,7 @@ impl Admin<'_> {
         .bind(now())
         .execute(&mut *tx)
         .await?;
-        let token = issue_token(&mut tx, &account.id, None).await?;
+        let token = issue_token(&mut tx, &account.id, None, TokenKind::Personal, None).await?;
         tx.commit().await?;
         Ok(Some(Bootstrap {
             workspace,

@@ -34,6 +34,13 @@ use crate::routes::RouteTemplate;
 /// The request headers a browser client may send.
 pub const ALLOWED_HEADERS: &str =
     "authorization, content-type, if-match, if-none-match, last-event-id, x-request-id";
+/// The routes that sign in and set the session cookie: refused from a
+/// foreign origin like a cookie write, whatever credential they carry (§23).
+pub const SIGN_IN_PATHS: &[&str] = &[
+    "/api/session",
+    "/api/invitations/accept",
+    "/api/password-reset",
+];
 /// How long a browser may cache a preflight answer, in seconds.
 pub const MAX_AGE_SECONDS: u32 = 600;
 
@@ -108,32 +115,38 @@ fn before_routing(
         *method,
         Method::POST | Method::PATCH | Method::PUT | Method::DELETE
     );
-    if !writes || headers.contains_key(AUTHORIZATION) || session_cookie(headers).is_none() {
+    // A sign-in sets the cookie: it is checked as a cookie write is (§23).
+    let signs_in = *method == Method::POST && SIGN_IN_PATHS.contains(&path);
+    let by_cookie = !headers.contains_key(AUTHORIZATION) && session_cookie(headers).is_some();
+    if !writes || !(by_cookie || signs_in) {
         return None;
     }
+    let (what, or_else) = match signs_in {
+        true => (format!("a sign-in ({method} {path})"), ""),
+        false => (
+            format!("a {method} with the {SESSION_COOKIE} cookie"),
+            ", or authenticate with the Authorization header",
+        ),
+    };
     // Several Origin headers (which no browser sends) are refused: judging
     // by the first would let a forged second one pass (contract §21).
     if headers.get_all(ORIGIN).iter().count() > 1 {
         let refusal = cross_origin(format!(
-            "a {method} with the {SESSION_COOKIE} cookie and several Origin headers is \
-             refused: send one Origin, from this server's own origin or one listed in \
-             --allowed-origins, or authenticate with the Authorization header"
+            "{what} with several Origin headers is refused: send one Origin, from this \
+             server's own origin or one listed in --allowed-origins{or_else}"
         ));
         let template = crate::routes::table().allow(path).map(|(t, _)| t);
         return Some(labelled(refusal, template));
     }
     let refusal = match origin {
         Some(o) if !same_origin(o, headers) && !origins.contains(o) => Some(cross_origin(format!(
-            "a {method} with the {SESSION_COOKIE} cookie from the origin {o} is refused: \
-             send it from this server's own origin or one listed in --allowed-origins, \
-             or authenticate with the Authorization header"
+            "{what} from the origin {o} is refused: send it from this server's own origin \
+             or one listed in --allowed-origins{or_else}"
         ))),
         None if header(headers, "sec-fetch-site") == Some("cross-site") => {
             Some(cross_origin(format!(
-                "a {method} with the {SESSION_COOKIE} cookie from another site \
-                 (Sec-Fetch-Site: cross-site) is refused: send it from this server's own \
-                 origin or one listed in --allowed-origins, or authenticate with the \
-                 Authorization header"
+                "{what} from another site (Sec-Fetch-Site: cross-site) is refused: send it \
+                 from this server's own origin or one listed in --allowed-origins{or_else}"
             )))
         }
         _ => None,

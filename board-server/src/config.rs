@@ -107,6 +107,30 @@ pub struct Config {
     /// falls into a route's count).
     #[arg(long, env = "BOARD_WEBHOOK_SCAN", default_value = "1s", value_parser = parse_timeout, hide = true)]
     pub webhook_scan: Duration,
+    /// How long a session (a sign-in from a browser) lasts (contract §23).
+    #[arg(long, env = "BOARD_SESSION_LIFETIME", default_value = "30d", value_parser = parse_session_lifetime)]
+    pub session_lifetime: Duration,
+    /// Marks the session cookie `Secure` (serve over HTTPS, directly or
+    /// behind a proxy).
+    #[arg(long, env = "BOARD_SECURE_COOKIES", num_args = 0..=1, require_equals = true, default_value = "false",
+          default_missing_value = "true", action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub secure_cookies: bool,
+    /// Takes the client's address from the first `X-Forwarded-For` entry
+    /// (behind a reverse proxy that sets it); else the connection's peer.
+    #[arg(long, env = "BOARD_TRUST_PROXY", num_args = 0..=1, require_equals = true, default_value = "false",
+          default_missing_value = "true", action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub trust_proxy: bool,
+}
+
+/// A session's lifetime: a duration of 1 minute to 3650 days.
+fn parse_session_lifetime(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d < Duration::from_secs(60) || d > board_core::MAX_TOKEN_LIFETIME {
+        return Err(format!("{s:?}: a session lasts 1m to 3650d"));
+    }
+    Ok(d)
 }
 
 /// A duration: a whole number with a unit, `s`, `m`, `h` or `d` (`90m`, `24h`).

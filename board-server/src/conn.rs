@@ -97,6 +97,7 @@ pub async fn serve<S, B>(
             inner: service.clone(),
             watch: watch.clone(),
             gap: limits.body,
+            peer,
         };
         let connection = graceful.watch(http.serve_connection(io, service));
         tokio::spawn(async move {
@@ -234,7 +235,13 @@ struct Served<S> {
     inner: S,
     watch: Arc<Watch>,
     gap: Duration,
+    peer: std::net::SocketAddr,
 }
+
+/// The connection's peer, in each request's extensions: the client address
+/// of a sign-in's throttle (contract §23).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer(pub std::net::SocketAddr);
 
 /// What the connections serve: warp's filter as a tower service.
 pub trait Handler:
@@ -259,7 +266,8 @@ where
     fn call(&self, req: http::Request<Incoming>) -> Self::Future {
         self.watch.set(Phase::Busy);
         let gap = self.gap;
-        let req = req.map(|body| GapBody::new(body, gap));
+        let mut req = req.map(|body| GapBody::new(body, gap));
+        req.extensions_mut().insert(Peer(self.peer));
         let mut inner = self.inner.clone();
         let watch = self.watch.clone();
         Box::pin(async move {

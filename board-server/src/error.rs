@@ -62,6 +62,7 @@ impl ApiError {
         let status =
             StatusCode::from_u16(e.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let message = match status {
+            StatusCode::SERVICE_UNAVAILABLE if matches!(e, Error::Busy) => e.to_string(),
             StatusCode::SERVICE_UNAVAILABLE => {
                 tracing::warn!(error = %e, "database unavailable");
                 format!("the database cannot be reached now: retry in {RETRY_AFTER_SECONDS} s")
@@ -74,7 +75,14 @@ impl ApiError {
         };
         let mut body = ErrorBody::new(e.code(), message);
         body.details = e.details().cloned();
-        error_reply(status, body)
+        let mut response = error_reply(status, body);
+        if let Error::TooManyAttempts(seconds) = e {
+            response.headers_mut().insert(
+                warp::http::header::RETRY_AFTER,
+                warp::http::HeaderValue::from(seconds),
+            );
+        }
+        response
     }
 }
 
@@ -132,7 +140,8 @@ pub trait HttpStatus {
 impl HttpStatus for Error {
     fn status_code(&self) -> u16 {
         match self {
-            Error::Unauthenticated => 401,
+            Error::Unauthenticated | Error::BadCredentials => 401,
+            Error::TooManyAttempts(_) => 429,
             Error::Forbidden(_)
             | Error::ColumnManagementDisabled
             | Error::AttachmentsDisabled
@@ -147,7 +156,7 @@ impl HttpStatus for Error {
             Error::UnsupportedFormat(_) => 415,
             // Every domain rule, `WIP_LIMIT` (contract §20) included.
             Error::Validation(_) | Error::Rule(..) => 422,
-            Error::Unavailable(_) => 503,
+            Error::Unavailable(_) | Error::Busy => 503,
             Error::Config(_)
             | Error::Database(_)
             | Error::Io(_)

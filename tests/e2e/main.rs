@@ -25,6 +25,7 @@ mod members;
 mod objects;
 mod openapi;
 mod order;
+mod people;
 mod relations;
 mod schema;
 mod search;

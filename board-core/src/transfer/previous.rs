@@ -5,12 +5,13 @@
 //! within format 3 (0015 comment seqs, 0016 column versions); version 1 also
 //! what migration 0011 added (contract §17). Version 3 lacks cards in full
 //! (0018, contract §24): descriptions, due times, labels, assignees and
-//! checklists.
+//! checklists. Version 4 lacks people (0019, contract §23): passwords, the
+//! kinds of tokens, throttle counts, invitations and reset links.
 
 use super::Value;
 
 /// The export format this build writes (docs/export.md).
-pub const EXPORT_FORMAT_VERSION: u32 = 4;
+pub const EXPORT_FORMAT_VERSION: u32 = 5;
 
 /// The columns format version 2 added (migration 0011: who did what): a
 /// version 1 export has none of them, and its rows go in with null there.
@@ -33,16 +34,37 @@ const ADDED_IN_3: &[(&str, &str)] = &[
 /// The columns format version 4 added (migration 0018).
 const ADDED_IN_4: &[(&str, &str)] = &[("cards", "description"), ("cards", "due_at")];
 
-/// The tables format version 4 added (migration 0018): an older export has
-/// none, and no card of it had labels, assignees or a checklist.
-const TABLES_ADDED_IN_4: &[&str] = &["labels", "card_labels", "card_assignees", "checklist_items"];
+/// The columns format version 5 added (migration 0019).
+const ADDED_IN_5: &[(&str, &str)] = &[
+    ("accounts", "password_hash"),
+    ("tokens", "kind"),
+    ("tokens", "label"),
+    ("tokens", "last_used_at"),
+];
 
-/// The tables formats 3 and 4 added. An older export has no file for them,
+/// The tables format version 5 added (migration 0019): an older export has
+/// none (no failure counted, no invitation or reset link open).
+const TABLES_ADDED_IN_5: &[&str] = &["auth_failures", "invitations", "password_resets"];
+
+/// The tables formats 4 and 5 added (migration 0018 for the first four): an
+/// older export has none, and no card of it had labels, assignees or a
+/// checklist.
+const TABLES_ADDED_IN_4_AND_5: &[&str] = &[
+    "labels",
+    "card_labels",
+    "card_assignees",
+    "checklist_items",
+    "auth_failures",
+    "invitations",
+    "password_resets",
+];
+
+/// The tables formats 3 to 5 added. An older export has no file for them,
 /// and they are imported empty (no card of such an export was archived, it
 /// had no webhook, its columns' versions start at none, migration 0016), but
 /// for the search index, which the import rebuilds from the cards and
-/// comments. The last four are format 4's ([`TABLES_ADDED_IN_4`]).
-const TABLES_ADDED_IN_3_AND_4: &[&str] = &[
+/// comments. The last seven are formats 4 and 5's ([`TABLES_ADDED_IN_4_AND_5`]).
+const TABLES_ADDED_IN_3_TO_5: &[&str] = &[
     "card_archives",
     "search_terms",
     "search_state",
@@ -53,6 +75,9 @@ const TABLES_ADDED_IN_3_AND_4: &[&str] = &[
     "card_labels",
     "card_assignees",
     "checklist_items",
+    "auth_failures",
+    "invitations",
+    "password_resets",
 ];
 
 /// Migrations that change no column and no row an export carries (0017
@@ -79,20 +104,25 @@ impl Absent {
                 tables: &[],
                 migrations: &[],
             }),
+            4 => Some(Absent {
+                columns: &[ADDED_IN_5],
+                tables: TABLES_ADDED_IN_5,
+                migrations: &[19],
+            }),
             3 => Some(Absent {
-                columns: &[ADDED_IN_4],
-                tables: TABLES_ADDED_IN_4,
-                migrations: &[18],
+                columns: &[ADDED_IN_4, ADDED_IN_5],
+                tables: TABLES_ADDED_IN_4_AND_5,
+                migrations: &[18, 19],
             }),
             2 => Some(Absent {
-                columns: &[ADDED_IN_3, ADDED_IN_4],
-                tables: TABLES_ADDED_IN_3_AND_4,
-                migrations: &[12, 13, 14, 15, 16, 17, 18],
+                columns: &[ADDED_IN_3, ADDED_IN_4, ADDED_IN_5],
+                tables: TABLES_ADDED_IN_3_TO_5,
+                migrations: &[12, 13, 14, 15, 16, 17, 18, 19],
             }),
             1 => Some(Absent {
-                columns: &[ADDED_IN_2, ADDED_IN_3, ADDED_IN_4],
-                tables: TABLES_ADDED_IN_3_AND_4,
-                migrations: &[11, 12, 13, 14, 15, 16, 17, 18],
+                columns: &[ADDED_IN_2, ADDED_IN_3, ADDED_IN_4, ADDED_IN_5],
+                tables: TABLES_ADDED_IN_3_TO_5,
+                migrations: &[11, 12, 13, 14, 15, 16, 17, 18, 19],
             }),
             _ => None,
         }
@@ -117,13 +147,14 @@ impl Absent {
     }
 
     /// What a row of such an export gets in a column it lacks: 0 for a
-    /// `version` counter and `""` for a description (NOT NULL, as the
-    /// migration's defaults), null for the rest (unknown: who did what;
-    /// never archived, never due).
+    /// `version` counter, `""` for a description and `personal` for a
+    /// token's kind (NOT NULL, as the migrations' defaults), null for the
+    /// rest (unknown: who did what; never archived, never due, no password).
     pub(crate) fn fill(column: &str) -> Value {
         match column {
             "version" => Value::Int(0),
             "description" => Value::Text(String::new()),
+            "kind" => Value::Text("personal".to_string()),
             _ => Value::Null,
         }
     }
@@ -167,6 +198,11 @@ mod tests {
         assert!(v2.table("labels") && v1.column("cards", "due_at"));
         assert_eq!(Absent::fill("description"), Value::Text(String::new()));
         assert_eq!(v3.migrations(&[1, 17, 18], &[1, 17]), vec![1, 17]);
+        let v4 = Absent::of(4).unwrap();
+        assert!(v4.column("tokens", "kind") && v4.table("invitations") && !v4.table("labels"));
+        assert!(v3.column("accounts", "password_hash") && v1.table("password_resets"));
+        assert_eq!(Absent::fill("kind"), Value::Text("personal".into()));
+        assert_eq!(v4.migrations(&[1, 18, 19], &[1, 18]), vec![1, 18]);
         let v3 = Absent::of(EXPORT_FORMAT_VERSION).unwrap();
         assert_eq!(v3.migrations(&[1, 12, 13, 14], &[1]), vec![1, 12, 13, 14]);
         // An export made before migration 0017 (neutral) or after it.
@@ -178,6 +214,6 @@ mod tests {
         assert!(!v3.table("webhooks") && !v3.search_index());
         assert_eq!(Absent::fill("version"), Value::Int(0));
         assert_eq!(Absent::fill("archived_at"), Value::Null);
-        assert!(Absent::of(5).is_none() && Absent::of(0).is_none());
+        assert!(Absent::of(6).is_none() && Absent::of(0).is_none());
     }
 }

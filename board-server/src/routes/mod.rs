@@ -31,6 +31,7 @@ mod labels;
 mod members;
 mod relations;
 mod search;
+mod session;
 mod settings;
 mod table;
 mod webhooks;
@@ -98,12 +99,35 @@ pub struct Request {
     param: String,
     query: Option<String>,
     headers: HeaderMap,
+    /// The connection's peer (none under `warp::test`).
+    peer: Option<std::net::SocketAddr>,
     /// In a mutex only to make the request `Sync` (handlers hold `&Request`
     /// across awaits); it is never locked: the body is read through `&mut`.
     body: Mutex<BodyStream>,
 }
 
 impl Request {
+    /// The client's address (contract §23): the first `X-Forwarded-For`
+    /// entry with `--trust-proxy`, else the connection's peer (its IP, without
+    /// the port); `unknown` when neither is known.
+    pub fn client_address(&self) -> String {
+        let forwarded = self
+            .app
+            .config
+            .trust_proxy
+            .then(|| self.headers.get("x-forwarded-for"))
+            .flatten()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(',').next())
+            .map(str::trim)
+            .filter(|v| !v.is_empty());
+        match (forwarded, self.peer) {
+            (Some(f), _) => f.to_string(),
+            (None, Some(p)) => p.ip().to_string(),
+            (None, None) => "unknown".to_string(),
+        }
+    }
+
     /// The route's path parameter (`{id}`, `{storedName}`), as sent; empty on
     /// a route without one.
     pub fn param(&self) -> &str {
@@ -227,6 +251,7 @@ impl Request {
             param,
             query,
             headers,
+            peer,
             body,
         } = self;
         let body = body.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -236,6 +261,7 @@ impl Request {
             param,
             query,
             headers,
+            peer,
             body: Mutex::new(Box::pin(futures_util::stream::empty())),
         };
         (rest, form)
@@ -363,6 +389,9 @@ route_table! {
     relations::create,
     relations::delete,
     members::list,
+    session::sign_in,
+    session::sign_out,
+    session::me,
     events::stream,
     webhooks::list,
     webhooks::create,
@@ -385,6 +414,7 @@ pub fn all(app: Shared) -> impl Filter<Extract = (Response,), Error = warp::Reje
         .and(query)
         .and(warp::header::headers_cloned())
         .and(warp::body::stream().map(boxed_body))
+        .and(warp::ext::optional::<crate::conn::Peer>())
         .and(warp::any().map(move || app.clone()))
         .then(
             |method: Method,
@@ -392,6 +422,7 @@ pub fn all(app: Shared) -> impl Filter<Extract = (Response,), Error = warp::Reje
              query: Option<String>,
              headers: HeaderMap,
              body: BodyStream,
+             peer: Option<crate::conn::Peer>,
              app: Shared| async move {
                 table()
                     .dispatch(&method, path.as_str(), |param| Request {
@@ -399,6 +430,7 @@ pub fn all(app: Shared) -> impl Filter<Extract = (Response,), Error = warp::Reje
                         param,
                         query,
                         headers,
+                        peer: peer.map(|p| p.0),
                         body: Mutex::new(body),
                     })
                     .await

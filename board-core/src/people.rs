@@ -1,0 +1,384 @@
+//! People (contract §23): signing in with a name and a password, the
+//! session it opens, signing out, "who am I", and the operator's password.
+//!
+//! **The throttle.** Every failed attempt is a row of `auth_failures`
+//! (address, subject, time), so the counts hold across servers on one
+//! database. A sign-in first *reserves* its attempt: in one short write
+//! transaction, under a lock on the client's address (PostgreSQL: an advisory
+//! lock; SQLite: the write transaction itself), it counts the address's
+//! failures and the (name, address) pair's within [`WINDOW`], refuses past
+//! [`PAIR_LIMIT`] or [`ADDRESS_LIMIT`] with [`Error::TooManyAttempts`], and
+//! else adds its own row. The password is checked after that commit, off the
+//! request threads; a success deletes its pair's rows (its own included), a
+//! failure leaves its row counted. So concurrent attempts are counted before
+//! any is checked, and no more than the limits are ever checked. Failures
+//! from other addresses never count against a pair: no one can lock a
+//! colleague out.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use sqlx::Row;
+
+use crate::access::{issue_token, Account, Actor, IssuedToken, Role, TokenKind};
+use crate::error::{Error, Result};
+use crate::ids::{AccountId, ProjectId, WorkspaceId};
+use crate::passwords::{self, Password, MAX_PASSWORD_CHARS};
+use crate::time::{now, now_millis, Timestamp};
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::{Admin, Board};
+
+/// The throttle's window.
+pub const WINDOW: Duration = Duration::from_secs(15 * 60);
+/// Failures of one (name, address) pair within [`WINDOW`] before it is refused.
+pub const PAIR_LIMIT: i64 = 5;
+/// Failures from one address within [`WINDOW`] before it is refused.
+pub const ADDRESS_LIMIT: i64 = 50;
+
+/// The body of a sign-in (`POST /api/session`): a name and a password.
+#[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SignIn {
+    /// The account's name, as typed (trimmed).
+    pub name: String,
+    /// The password, as typed.
+    pub password: String,
+}
+
+impl std::fmt::Debug for SignIn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignIn")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FromJson for SignIn {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let name = f.required("name", validate::string);
+        let password = f.required("password", |v| {
+            let text = validate::string(v)?;
+            match text.chars().count() <= MAX_PASSWORD_CHARS {
+                true => Ok(text),
+                false => Err(format!(
+                    "A password has at most {MAX_PASSWORD_CHARS} characters"
+                )),
+            }
+        });
+        f.finish()?;
+        Ok(SignIn {
+            name: name.expect("checked").trim().to_string(),
+            password: password.expect("checked"),
+        })
+    }
+}
+
+/// A session opened: the account, and the token the server sets as the
+/// session cookie (never sent in a body).
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    /// The account signed in.
+    pub account: Account,
+    /// The session token (its `Debug` hides the secret).
+    pub session: IssuedToken,
+}
+
+/// "Who am I" (`GET /api/me`): the account and what it reaches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Me {
+    /// The account's id.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub id: AccountId,
+    /// Its name.
+    pub name: String,
+    /// Whether it has a password (it can sign in with one).
+    pub has_password: bool,
+    /// Its workspaces, by name.
+    pub workspaces: Vec<MeWorkspace>,
+}
+
+/// A workspace of [`Me`], with the account's role and its projects by name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MeWorkspace {
+    /// The workspace's id.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub id: WorkspaceId,
+    /// Its name.
+    pub name: String,
+    /// The account's role there.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub role: Role,
+    /// Its projects, by name.
+    pub projects: Vec<MeProject>,
+}
+
+/// A project of a [`MeWorkspace`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct MeProject {
+    /// The project's id.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub id: ProjectId,
+    /// Its name.
+    pub name: String,
+}
+
+/// The oldest time still inside the window.
+fn window_start() -> Timestamp {
+    Timestamp::from_millis(now_millis() - WINDOW.as_millis() as i64)
+}
+
+/// Seconds until the failure at `oldest` leaves the window (at least 1).
+fn retry_after(oldest: &str) -> u64 {
+    let left = crate::time::parse_time(oldest)
+        .map_or(0, |at| at + WINDOW.as_millis() as i64 - now_millis());
+    (left.max(0) as u64).div_ceil(1000).max(1)
+}
+
+impl Board {
+    /// Reserves one attempt of `subject` from `address` (see the module's
+    /// doc): refused with [`Error::TooManyAttempts`] when the pair (a
+    /// subject other than `""`) or the address is at its limit; else its row
+    /// is counted as a failure until [`Board::clear_failures`] removes it.
+    pub(crate) async fn reserve_attempt(&self, address: &str, subject: &str) -> Result<()> {
+        let mut tx = self.write_unlocked().await?;
+        if !self.backend.is_embedded() {
+            sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
+                .bind(format!("auth:{address}"))
+                .execute(&mut *tx)
+                .await?;
+        }
+        let since = window_start();
+        let row = sqlx::query(
+            "SELECT COUNT(*) AS n, MIN(at) AS oldest, \
+                    COALESCE(SUM(CASE WHEN subject = $3 THEN 1 ELSE 0 END), 0) AS pair, \
+                    MIN(CASE WHEN subject = $3 THEN at END) AS pair_oldest \
+             FROM auth_failures WHERE address = $1 AND at >= $2",
+        )
+        .bind(address)
+        .bind(&since)
+        .bind(subject)
+        .fetch_one(&mut *tx)
+        .await?;
+        let (n, pair): (i64, i64) = (row.try_get("n")?, row.try_get("pair")?);
+        if !subject.is_empty() && pair >= PAIR_LIMIT {
+            let oldest: String = row.try_get("pair_oldest")?;
+            return Err(Error::TooManyAttempts(retry_after(&oldest)));
+        }
+        if n >= ADDRESS_LIMIT {
+            let oldest: String = row.try_get("oldest")?;
+            return Err(Error::TooManyAttempts(retry_after(&oldest)));
+        }
+        // Rows of this address that left the window go with this write.
+        sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND at < $2")
+            .bind(address)
+            .bind(&since)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO auth_failures (id, address, subject, at) VALUES ($1, $2, $3, $4)")
+            .bind(cuid2::create_id())
+            .bind(address)
+            .bind(subject)
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// Signs in (contract §23): [`Error::TooManyAttempts`] past the
+    /// throttle, [`Error::BadCredentials`] for an unknown name, a wrong
+    /// password or an account without one (the same answer, in the same
+    /// time: a dummy hash is verified), [`Error::Busy`] when no hasher frees
+    /// up in time. A success opens a session of `lifetime`, clears the pair's
+    /// failures, and replaces a hash made with weaker parameters.
+    pub async fn sign_in(
+        &self,
+        input: impl Into<Input<SignIn>>,
+        address: &str,
+        lifetime: Duration,
+    ) -> Result<SignedIn> {
+        let request = input.into().open()?;
+        let name = request.name;
+        self.reserve_attempt(address, &name).await?;
+        let row = sqlx::query("SELECT id, name, password_hash FROM accounts WHERE name = $1")
+            .bind(&name)
+            .fetch_optional(&self.pool)
+            .await?;
+        let (account, stored) = match &row {
+            Some(r) => (
+                Some(Account {
+                    id: AccountId::from_db(r.try_get("id")?),
+                    name: r.try_get("name")?,
+                }),
+                r.try_get::<Option<String>, _>("password_hash")?,
+            ),
+            None => (None, None),
+        };
+        let password = request.password;
+        let checked = stored.clone();
+        let (matches, rehash) = self
+            .hashers
+            .run(move || {
+                let hash = checked.as_deref().unwrap_or(&passwords::DUMMY_HASH);
+                let matches = passwords::verify(&password, hash) && checked.is_some();
+                let rehash =
+                    (matches && passwords::is_outdated(hash)).then(|| passwords::hash(&password));
+                (matches, rehash)
+            })
+            .await?;
+        let account = match (matches, account) {
+            (true, Some(a)) => a,
+            _ => return Err(Error::BadCredentials),
+        };
+        let mut tx = self.write_unlocked().await?;
+        sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND subject = $2")
+            .bind(address)
+            .bind(&name)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(hash) = rehash.transpose()? {
+            sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+                .bind(&account.id)
+                .bind(hash)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let session = issue_token(
+            &mut tx,
+            &account.id,
+            Some(lifetime),
+            TokenKind::Session,
+            None,
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(SignedIn { account, session })
+    }
+
+    /// Signs out: revokes the session that authenticated `actor`. A request
+    /// authenticated by a personal token has no session: 404.
+    pub async fn sign_out(&self, actor: &Actor) -> Result<()> {
+        let Actor::Session(session) = actor else {
+            return Err(Error::NotFound("session"));
+        };
+        let mut tx = self.write_unlocked().await?;
+        let done = sqlx::query(
+            "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) \
+             WHERE id = $1 AND kind = 'session'",
+        )
+        .bind(session.token())
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        if done.rows_affected() == 0 {
+            return Err(Error::NotFound("session"));
+        }
+        tx.commit().await
+    }
+
+    /// Who `actor` is, with its workspaces and their projects, by name (one
+    /// statement). The operator is no account: 404.
+    pub async fn me(&self, actor: &Actor) -> Result<Me> {
+        let account = actor.account().ok_or(Error::NotFound("account"))?;
+        let rows = sqlx::query(
+            "SELECT a.id, a.name, CASE WHEN a.password_hash IS NULL THEN 0 ELSE 1 END AS has_password, \
+                    w.id AS w_id, w.name AS w_name, m.role, p.id AS p_id, p.name AS p_name \
+             FROM accounts a \
+             LEFT JOIN memberships m ON m.account_id = a.id \
+             LEFT JOIN workspaces w ON w.id = m.workspace_id \
+             LEFT JOIN projects p ON p.workspace_id = w.id \
+             WHERE a.id = $1 ORDER BY w.name, w.id, p.name, p.id",
+        )
+        .bind(account)
+        .fetch_all(&self.pool)
+        .await?;
+        let first = rows.first().ok_or(Error::Unauthenticated)?;
+        let has_password: i64 = first.try_get("has_password")?;
+        let mut me = Me {
+            id: AccountId::from_db(first.try_get("id")?),
+            name: first.try_get("name")?,
+            has_password: has_password == 1,
+            workspaces: Vec::new(),
+        };
+        for row in &rows {
+            let Some(w) = row.try_get::<Option<String>, _>("w_id")? else {
+                continue;
+            };
+            let w = WorkspaceId::from_db(w);
+            if me.workspaces.last().is_none_or(|last| last.id != w) {
+                let role: String = row.try_get("role")?;
+                me.workspaces.push(MeWorkspace {
+                    id: w,
+                    name: row.try_get("w_name")?,
+                    role: Role::parse(&role).unwrap_or(Role::Viewer),
+                    projects: Vec::new(),
+                });
+            }
+            if let Some(p) = row.try_get::<Option<String>, _>("p_id")? {
+                let ws = me.workspaces.last_mut().expect("pushed above");
+                ws.projects.push(MeProject {
+                    id: ProjectId::from_db(p),
+                    name: row.try_get("p_name")?,
+                });
+            }
+        }
+        Ok(me)
+    }
+}
+
+impl Admin<'_> {
+    /// Sets `account`'s password (the strength rule of [`Password::new`],
+    /// against its name; 422 on `password`) and ends its sessions, as a
+    /// reset does. Its personal tokens stay.
+    pub async fn set_password(&self, account: &AccountId, password: &str) -> Result<()> {
+        let name: String = sqlx::query_scalar("SELECT name FROM accounts WHERE id = $1")
+            .bind(account)
+            .fetch_optional(&self.board.pool)
+            .await?
+            .ok_or(Error::NotFound("account"))?;
+        let password = Password::new(password, &name, "password")?;
+        let hash = self
+            .board
+            .hashers
+            .run(move || passwords::hash(password.expose()))
+            .await??;
+        let mut tx = self.board.write_unlocked().await?;
+        sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+            .bind(account)
+            .bind(hash)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE tokens SET revoked_at = $2 \
+             WHERE account_id = $1 AND kind = 'session' AND revoked_at IS NULL",
+        )
+        .bind(account)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::format_millis;
+
+    #[test]
+    fn retry_after_counts_to_the_oldest_failure_leaving_the_window() {
+        let window = WINDOW.as_millis() as i64;
+        let oldest = format_millis(now_millis() - window + 90_000);
+        let secs = retry_after(&oldest);
+        assert!((89..=91).contains(&secs), "{secs}");
+        assert_eq!(
+            retry_after(&format_millis(now_millis() - window - 5_000)),
+            1
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! Signing in and out, and "who am I" (contract §23): `POST|DELETE
+//! /api/session`, `GET /api/me`. The session token travels only in the
+//! `board_session` cookie, never in a body.
+
+use board_core::{Error, Input, SignIn};
+use serde::Serialize;
+use warp::http::header::SET_COOKIE;
+use warp::http::{HeaderValue, StatusCode};
+use warp::reply::Response;
+
+use super::{json, Answer, Request};
+use crate::auth::SESSION_COOKIE;
+
+/// The body of a sign-in's answer.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Session {
+    /// The account signed in.
+    pub account: SessionAccount,
+    /// When the session ends.
+    pub expires_at: Option<String>,
+}
+
+/// The account of a [`Session`].
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct SessionAccount {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+}
+
+/// `Set-Cookie` for the session cookie: `value` for `max_age` seconds (0
+/// clears it), `HttpOnly; SameSite=Lax; Path=/`, and `Secure` with
+/// `--secure-cookies`.
+fn set_cookie(response: &mut Response, req: &Request, value: &str, max_age: u64) {
+    let secure = if req.app.config.secure_cookies {
+        "; Secure"
+    } else {
+        ""
+    };
+    let cookie = format!(
+        "{SESSION_COOKIE}={value}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}"
+    );
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().append(SET_COOKIE, v);
+    }
+}
+
+#[utoipa::path(
+    post, path = "/api/session", operation_id = "signIn", tag = "session",
+    request_body = board_core::SignIn,
+    security(()),
+    responses(
+        (status = 200, description = "Signed in: the session is the board_session cookie (Set-Cookie), never in the body", body = Session),
+        (status = 401, description = "BAD_CREDENTIALS: an unknown name, a wrong password or an account without one (one answer for all)", body = crate::error::ErrorBody),
+        (status = 403, description = "CROSS_ORIGIN: a sign-in from a foreign origin", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema", body = crate::error::ErrorBody),
+        (status = 429, description = "TOO_MANY_ATTEMPTS: too many failures for this account from this address, or from this address; retry after Retry-After", body = crate::error::ErrorBody),
+        (status = 503, description = "BUSY: every password hasher stayed busy for 5 s", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn sign_in(mut req: Request) -> Answer {
+    let bytes = req.json_body().await?;
+    let address = req.client_address();
+    let input = Input::<SignIn>::from_body(&bytes).open()?;
+    let name = input.name.clone();
+    let lifetime = req.app.config.session_lifetime;
+    let signed = match req.board().sign_in(input, &address, lifetime).await {
+        Ok(signed) => signed,
+        Err(e) => {
+            if matches!(e, Error::BadCredentials | Error::TooManyAttempts(_)) {
+                tracing::info!(account = %name, %address, outcome = e.code(), "sign-in refused");
+            }
+            return Err(e.into());
+        }
+    };
+    tracing::info!(account = %name, %address, "signed in");
+    let body = Session {
+        account: SessionAccount {
+            id: signed.account.id.to_string(),
+            name: signed.account.name.clone(),
+        },
+        expires_at: signed.session.expires_at.as_ref().map(|t| t.to_string()),
+    };
+    let mut response = json(StatusCode::OK, &body);
+    set_cookie(
+        &mut response,
+        &req,
+        &signed.session.token,
+        lifetime.as_secs(),
+    );
+    Ok(response)
+}
+
+#[utoipa::path(
+    delete, path = "/api/session", operation_id = "signOut", tag = "session",
+    responses(
+        (status = 200, description = "Signed out: the session is revoked and its cookie cleared (Max-Age=0)", body = super::Deleted),
+        (status = 404, description = "The request was authenticated by a personal token, not a session", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn sign_out(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    req.board().sign_out(&actor).await?;
+    let mut response = super::deleted();
+    set_cookie(&mut response, &req, "", 0);
+    Ok(response)
+}
+
+#[utoipa::path(
+    get, path = "/api/me", operation_id = "me", tag = "session",
+    responses(
+        (status = 200, description = "The account, whether it has a password, and its workspaces with its role and their projects, by name", body = board_core::Me),
+    ),
+)]
+pub(super) async fn me(req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let me = req.board().me(&actor).await?;
+    Ok(json(StatusCode::OK, &me))
+}
