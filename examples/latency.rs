@@ -40,13 +40,14 @@
 //! error.
 
 use std::process::Stdio;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use sqlx::any::AnyPoolOptions;
 use sqlx::{AnyPool, Row};
+use testkit::bench::Run;
 
 const CONNECTIONS: usize = 32;
 const WRITES: usize = 4_000;
@@ -62,72 +63,13 @@ fn big_reads() -> usize {
 }
 const HISTORY: usize = 10_000;
 
-/// Every request's latency and how many failed.
-struct Run {
-    latencies: Vec<Duration>,
-    failures: usize,
-    wall: Duration,
-}
-
-impl Run {
-    /// Requests per second.
-    fn rate(&self) -> f64 {
-        self.latencies.len() as f64 / self.wall.as_secs_f64()
-    }
-
-    fn line(&self, what: &str) -> String {
-        let mut l = self.latencies.clone();
-        l.sort();
-        let pick = |q: f64| l[((l.len() as f64 * q).ceil() as usize).clamp(1, l.len()) - 1];
-        format!(
-            "{what:<46} {:>8.0} req/s  p50 {:>7.2} ms  p99 {:>7.2} ms  slowest {:>7.1} ms  failed {}",
-            l.len() as f64 / self.wall.as_secs_f64(),
-            pick(0.50).as_secs_f64() * 1e3,
-            pick(0.99).as_secs_f64() * 1e3,
-            l.last().unwrap().as_secs_f64() * 1e3,
-            self.failures
-        )
-    }
-}
-
-/// Runs `total` calls of `call(i)` from `CONNECTIONS` tasks; `call` says
-/// whether the request succeeded.
+/// Runs `total` calls of `call(i)` from `CONNECTIONS` tasks.
 async fn load<F, Fut>(total: usize, call: F) -> Run
 where
     F: Fn(usize) -> Fut + Clone + Send + 'static,
     Fut: std::future::Future<Output = bool> + Send,
 {
-    let next = Arc::new(AtomicUsize::new(0));
-    let started = Instant::now();
-    let mut tasks = Vec::new();
-    for _ in 0..CONNECTIONS {
-        let (next, call) = (next.clone(), call.clone());
-        tasks.push(tokio::spawn(async move {
-            let (mut times, mut failed) = (Vec::new(), 0);
-            loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= total {
-                    break (times, failed);
-                }
-                let t = Instant::now();
-                let ok = call(i).await;
-                times.push(t.elapsed());
-                failed += usize::from(!ok);
-            }
-        }));
-    }
-    let mut run = Run {
-        latencies: Vec::new(),
-        failures: 0,
-        wall: Duration::ZERO,
-    };
-    for t in tasks {
-        let (times, failed) = t.await.unwrap();
-        run.latencies.extend(times);
-        run.failures += failed;
-    }
-    run.wall = started.elapsed();
-    run
+    testkit::bench::load(CONNECTIONS, total, call).await
 }
 
 /// Starts a release binary, its standard output piped.

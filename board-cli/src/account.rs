@@ -1,4 +1,5 @@
-//! `board account create|list|password` and `board member add|list|remove`.
+//! `board account create|list|password|reset-link` and `board member
+//! add|list|set-role|remove`.
 
 use board_core::{Board, Role};
 use clap::{Subcommand, ValueEnum};
@@ -25,6 +26,23 @@ pub enum Cmd {
         #[arg(long)]
         stdin: bool,
     },
+    /// Print a one-time link (24 h) that sets an account's password.
+    ResetLink {
+        /// The account, by id or name.
+        name: String,
+        /// The URL people reach the board at (default: http:// and BOARD_LISTEN).
+        #[arg(long, env = "BOARD_PUBLIC_URL")]
+        public_url: Option<String>,
+    },
+}
+
+/// The URL links start with: `--public-url`, else the server's own address
+/// (`BOARD_LISTEN`, default 127.0.0.1:8080).
+pub fn public_url(given: Option<String>) -> String {
+    given.unwrap_or_else(|| {
+        let listen = std::env::var("BOARD_LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".into());
+        format!("http://{listen}")
+    })
 }
 
 #[derive(Debug, Subcommand)]
@@ -46,6 +64,18 @@ pub enum MemberCmd {
         /// The workspace, by id or name (default: every workspace).
         #[arg(long)]
         workspace: Option<String>,
+    },
+    /// Change a member's role (the last ADMIN of a workspace stays ADMIN).
+    SetRole {
+        /// The workspace, by id or name.
+        #[arg(long)]
+        workspace: String,
+        /// The account, by id or name.
+        #[arg(long)]
+        account: String,
+        /// The new role.
+        #[arg(long, value_enum)]
+        role: RoleArg,
     },
     /// Take an account out of a workspace (its tokens keep working elsewhere).
     Remove {
@@ -88,6 +118,19 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 .map(|a| vec![a.name.clone(), a.id.to_string()])
                 .collect();
             out.table(&all, &["name", "id"], rows);
+        }
+        Cmd::ResetLink {
+            name,
+            public_url: url,
+        } => {
+            let account = board.admin().find_account(&name).await?;
+            let link = board
+                .admin()
+                .reset_link(&account.id, &public_url(url))
+                .await?;
+            out.value(&json!({"accountId": account.id, "url": link}), || {
+                link.clone()
+            });
         }
         Cmd::Password { name, stdin } => {
             let account = board.admin().find_account(&name).await?;
@@ -172,6 +215,29 @@ pub async fn run_member(board: &Board, out: &Out, cmd: MemberCmd) -> anyhow::Res
                 })
                 .collect();
             out.table(&all, &["workspace", "account", "role", "account id"], rows);
+        }
+        MemberCmd::SetRole {
+            workspace,
+            account,
+            role,
+        } => {
+            let ws = board.admin().find_workspace(&workspace).await?;
+            let acc = board.admin().find_account(&account).await?;
+            let patch = board_core::MemberPatch {
+                workspace_id: ws.id.clone(),
+                role: role.into(),
+            };
+            let m = board
+                .set_member_role(&board_core::Actor::Operator, &acc.id, patch)
+                .await?;
+            out.value(&m, || {
+                format!(
+                    "account {:?} is {} in workspace {:?}",
+                    m.name,
+                    m.role.as_str(),
+                    ws.name
+                )
+            });
         }
         MemberCmd::Remove { workspace, account } => {
             let ws = board.admin().find_workspace(&workspace).await?;

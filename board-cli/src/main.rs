@@ -11,6 +11,7 @@ mod flow;
 mod flow_svg;
 mod gc;
 mod history;
+mod invite;
 mod label;
 mod lookup;
 mod output;
@@ -83,6 +84,12 @@ enum Command {
     /// Bearer tokens.
     #[command(subcommand)]
     Token(token::Cmd),
+    /// Invitations to a workspace: create (prints the link), list, revoke.
+    #[command(subcommand)]
+    Invite(invite::Cmd),
+    /// Sessions (sign-ins from a browser): list, revoke.
+    #[command(subcommand)]
+    Session(invite::SessionCmd),
     /// Workspace settings.
     #[command(subcommand)]
     Settings(settings::Cmd),
@@ -165,6 +172,8 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Account(cmd) => account::run(&board, out, cmd).await,
         Command::Member(cmd) => account::run_member(&board, out, cmd).await,
         Command::Token(cmd) => token::run(&board, out, cmd).await,
+        Command::Invite(cmd) => invite::run(&board, out, cmd).await,
+        Command::Session(cmd) => invite::run_session(&board, out, cmd).await,
         Command::Settings(cmd) => settings::run(&board, out, cmd).await,
         Command::Card(cmd) => card::run(&board, out, cmd).await,
         Command::Label(cmd) => label::run(&board, out, cmd).await,

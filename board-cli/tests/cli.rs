@@ -867,3 +867,39 @@ on_both_backends! {
         assert_eq!(r.status, 200, "{:?}", r.body);
     }
 }
+
+on_both_backends! {
+    // Contract §23's CLI: invitations, reset links, roles and sessions.
+    async fn invite_reset_link_set_role_and_sessions(backend) {
+        let app = common::spawn_app(backend).await;
+        let url = "https://board.example";
+        let made = app.cli(&["--json", "invite", "create", "--workspace", "Default", "--role", "member",
+                             "--public-url", url]).await.ok();
+        let link = made["url"].as_str().unwrap().to_string();
+        assert!(link.starts_with("https://board.example/invite#"), "{made}");
+        let listed = app.cli(&["--json", "invite", "list", "--workspace", "Default"]).await.ok();
+        assert_eq!(listed.as_array().unwrap().len(), 1);
+        assert!(!listed.to_string().contains(link.split('#').nth(1).unwrap()), "no code in a list");
+        let code = link.split_once('#').unwrap().1;
+        let body = json!({"code": code, "name": "ada", "password": "correct horse battery staple"});
+        assert_eq!(app.call_as("", "POST", "/api/invitations/accept", Some(body)).await.status, 200);
+        let revoked = app.cli(&["invite", "revoke", made["id"].as_str().unwrap()]).await;
+        assert!(!revoked.success, "used: {}", revoked.stdout);
+
+        let sessions = app.cli(&["--json", "session", "list", "--account", "ada"]).await.ok();
+        assert_eq!(sessions.as_array().unwrap().len(), 1, "{sessions}");
+        let ended = app.cli(&["--json", "session", "revoke", "--account", "ada"]).await.ok();
+        assert_eq!(ended["revoked"], 1);
+        assert_eq!(app.cli(&["--json", "session", "list", "--account", "ada"]).await.ok(), json!([]));
+
+        let last = app.cli(&["member", "set-role", "--workspace", "Default", "--account", "admin", "--role", "viewer"]).await;
+        assert!(!last.success && last.stderr.contains("last ADMIN"), "{}", last.stderr);
+        let up = app.cli(&["--json", "member", "set-role", "--workspace", "Default", "--account", "ada", "--role", "admin"]).await.ok();
+        assert_eq!(up["role"], "ADMIN");
+
+        let reset = app.cli(&["--json", "account", "reset-link", "ada", "--public-url", url]).await.ok();
+        let code = reset["url"].as_str().unwrap().split_once("/reset#").unwrap().1.to_string();
+        let body = json!({"code": code, "password": "plaid unicorn orbits the lighthouse"});
+        assert_eq!(app.call_as("", "POST", "/api/password-reset", Some(body)).await.status, 200);
+    }
+}

@@ -379,6 +379,7 @@ impl Board {
             .await?;
         let row = rows.first();
         bearer.verify(row)?;
+        self.note_use(&bearer.id);
         let mut roles = Vec::new();
         for r in &rows {
             let workspace: Option<WorkspaceId> = r.try_get("workspace_id")?;
@@ -602,40 +603,6 @@ impl Admin<'_> {
         })?;
         tx.commit().await?;
         Ok(account)
-    }
-
-    /// Gives `account` the `role` in `workspace` (replacing an earlier role).
-    pub async fn add_member(
-        &self,
-        workspace: &WorkspaceId,
-        account: &AccountId,
-        role: Role,
-    ) -> Result<Membership> {
-        // The foreign keys back both existence checks; the upsert is one statement.
-        let mut tx = self.board.write_unlocked().await?;
-        self.board.workspace_exists(&mut *tx, workspace).await?;
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM accounts WHERE id = $1")
-            .bind(account)
-            .fetch_optional(&mut *tx)
-            .await?;
-        exists.ok_or(Error::NotFound("account"))?;
-        sqlx::query(
-            "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
-             VALUES ($1, $2, $3, $4) \
-             ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
-        )
-        .bind(workspace)
-        .bind(account)
-        .bind(role)
-        .bind(now())
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Membership {
-            workspace_id: workspace.clone(),
-            account_id: account.clone(),
-            role,
-        })
     }
 
     /// Issues a token for `account`, valid for `expires_in` (whole seconds,

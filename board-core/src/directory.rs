@@ -45,6 +45,10 @@ pub struct TokenInfo {
     pub account_id: AccountId,
     /// The account's name.
     pub account_name: String,
+    /// `personal` or `session`.
+    pub kind: crate::access::TokenKind,
+    /// Its label, if it has one.
+    pub label: Option<String>,
     /// When it was issued.
     pub created_at: Timestamp,
     /// When it stops being accepted, if ever.
@@ -342,34 +346,39 @@ impl Admin<'_> {
             .collect()
     }
 
-    /// Takes `account` out of `workspace`; 404 when it was not a member. Its
-    /// tokens stay valid for its other workspaces.
+    /// Takes `account` out of `workspace` (`member.removed`); 404 when it was
+    /// not a member, 422 `LAST_ADMIN` for the last ADMIN. Its tokens stay
+    /// valid for its other workspaces.
     pub async fn remove_member(&self, workspace: &WorkspaceId, account: &AccountId) -> Result<()> {
-        // The workspace's lock: the cascade unassigns the account from every
-        // card of the workspace (contract §24), which the board's tag follows.
-        let mut tx = self
-            .board
-            .write(crate::store::Lock::Workspace(workspace))
-            .await?;
-        let gone =
-            sqlx::query("DELETE FROM memberships WHERE workspace_id = $1 AND account_id = $2")
-                .bind(workspace)
-                .bind(account)
-                .execute(&mut *tx)
-                .await?;
-        if gone.rows_affected() == 0 {
-            return Err(Error::NotFound("membership"));
-        }
+        let change = crate::members::MemberChange::Remove;
+        self.board
+            .change_membership(&Actor::Operator, workspace, account, change)
+            .await
+            .map(|_| ())
+    }
+
+    /// Revokes every open session of `account` (its personal tokens stay):
+    /// how many there were.
+    pub async fn revoke_sessions(&self, account: &AccountId) -> Result<u64> {
+        let mut tx = self.board.write_unlocked().await?;
+        let done = sqlx::query(
+            "UPDATE tokens SET revoked_at = $2 \
+             WHERE account_id = $1 AND kind = 'session' AND revoked_at IS NULL",
+        )
+        .bind(account)
+        .bind(crate::time::now())
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
-        Ok(())
+        Ok(done.rows_affected())
     }
 
     /// Issued tokens, of `account` or of every account, newest first. Secrets
     /// are never stored, so never shown.
     pub async fn list_tokens(&self, account: Option<&AccountId>) -> Result<Vec<TokenInfo>> {
         let rows: Vec<AnyRow> = sqlx::query(
-            "SELECT t.id, t.account_id, a.name AS account_name, t.created_at, t.expires_at, \
-                    t.revoked_at \
+            "SELECT t.id, t.account_id, a.name AS account_name, t.kind, t.label, t.created_at, \
+                    t.expires_at, t.revoked_at \
              FROM tokens t JOIN accounts a ON a.id = t.account_id \
              WHERE $1 = '' OR t.account_id = $1 ORDER BY t.created_at DESC, t.id",
         )
@@ -382,6 +391,11 @@ impl Admin<'_> {
                     id: r.try_get("id")?,
                     account_id: AccountId::from_db(r.try_get("account_id")?),
                     account_name: r.try_get("account_name")?,
+                    kind: match r.try_get::<String, _>("kind")?.as_str() {
+                        "session" => crate::access::TokenKind::Session,
+                        _ => crate::access::TokenKind::Personal,
+                    },
+                    label: r.try_get("label")?,
                     created_at: r.try_get("created_at")?,
                     expires_at: r.try_get("expires_at")?,
                     revoked_at: r.try_get("revoked_at")?,

@@ -203,6 +203,8 @@ id_type!(/// Id of a workspace's label (contract §24).
     LabelId);
 id_type!(/// Id of an item of a card's checklist (contract §24).
     ChecklistItemId);
+id_type!(/// Id of an invitation to a workspace (contract §23).
+    InvitationId);
 
 #[cfg(test)]
 mod tests {

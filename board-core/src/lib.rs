@@ -325,6 +325,7 @@ mod files;
 mod flow;
 mod history;
 mod ids;
+mod invitations;
 mod labels;
 mod markdown;
 mod members;
@@ -349,6 +350,7 @@ mod sweep;
 mod testing;
 mod text;
 mod time;
+mod tokens;
 mod transfer;
 mod validate;
 mod webhooks;
@@ -385,16 +387,20 @@ pub use flow::{
 };
 pub use history::HistoryEntry;
 pub use ids::{
-    AccountId, AttachmentId, CardId, ChecklistItemId, ColumnId, CommentId, HistoryId, LabelId,
-    ProjectId, RelationId, TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
+    AccountId, AttachmentId, CardId, ChecklistItemId, ColumnId, CommentId, HistoryId, InvitationId,
+    LabelId, ProjectId, RelationId, TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
+};
+pub use invitations::{
+    CodeUse, CodeUsed, CreatedInvitation, Invitation, NewInvitation, INVITATION_LIFETIME,
+    RESET_LIFETIME,
 };
 pub use labels::{Label, LabelPatch, LabelPlace, NewLabel};
 pub use markdown::ThreadQuery;
-pub use members::WorkspaceMember;
+pub use members::{MemberPatch, WorkspaceMember};
 pub use mine::{Assignee, CardQuery, Due};
 pub use order::Placement;
 pub use passwords::{Password, HASH_WAIT, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
-pub use people::{Me, MeProject, MeWorkspace, SignIn, SignedIn};
+pub use people::{Me, MePatch, MeProject, MeWorkspace, PasswordChange, SignIn, SignedIn};
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 #[cfg(feature = "s3")]
@@ -407,6 +413,7 @@ pub use store::Backend;
 pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
 pub use text::{CommentText, Description, InvalidText, ItemText, Name};
 pub use time::Timestamp;
+pub use tokens::{CreatedToken, NewToken, OwnToken, LAST_USED_STEP};
 pub use transfer::{
     TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
 };
@@ -417,7 +424,7 @@ pub use webhooks::{
     WebhookSettings, WebhookWorker, DELIVERIES_KEPT, MIN_SECRET, WEBHOOK_EVENTS,
 };
 pub use wip::{WipLimit, WipLimits};
-pub use workspaces::{Bootstrap, Project, Workspace};
+pub use workspaces::{Bootstrap, NewProject, Project, ProjectPatch, Workspace};
 
 /// The default database: an embedded SQLite file, created when missing.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://board-data/board.db";
@@ -527,6 +534,8 @@ pub struct Board {
     listings: Arc<columns::Listings>,
     /// The threads that hash passwords, one per core (`passwords.rs`).
     hashers: passwords::Hashers,
+    /// When this process last moved each token's `lastUsedAt` (`tokens.rs`).
+    touched: tokens::Touched,
 }
 
 impl Board {
@@ -585,6 +594,7 @@ impl Board {
             database_url: options.database_url,
             listings: Arc::default(),
             hashers: passwords::Hashers::default(),
+            touched: tokens::Touched::default(),
         };
         board.ensure_search_index().await?;
         Ok(board)

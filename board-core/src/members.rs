@@ -1,12 +1,20 @@
 //! The members of a workspace as its members see them (contract §17): the
 //! names a UI puts on the account ids of comments, history, cards, links and
-//! files.
+//! files; and their roles changed over HTTP (contract §23), never leaving a
+//! workspace without an ADMIN.
 
-use crate::access::{Actor, Role};
-use crate::error::{Error, Result};
-use crate::ids::{AccountId, WorkspaceId};
-use crate::Board;
 use serde::Serialize;
+use serde_json::Value;
+use sqlx::Row;
+
+use crate::access::{Actor, Membership, Role};
+use crate::change::Change;
+use crate::error::{Error, Result, Rule};
+use crate::ids::{AccountId, WorkspaceId};
+use crate::store::Lock;
+use crate::time::now;
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::{Admin, Board};
 
 /// One member of a workspace (`GET /api/members`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -50,5 +58,206 @@ impl Board {
                 })
             })
             .collect()
+    }
+}
+
+/// The body of `PATCH /api/members/[accountId]`: `{tenantId, role}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberPatch {
+    /// The workspace.
+    pub workspace_id: WorkspaceId,
+    /// The new role.
+    pub role: Role,
+}
+
+impl FromJson for MemberPatch {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
+        let role = f.required("role", role);
+        f.finish()?;
+        Ok(MemberPatch {
+            workspace_id: tenant.expect("checked"),
+            role: role.expect("checked"),
+        })
+    }
+}
+
+/// A role as the wire writes it (`VIEWER`, `MEMBER`, `ADMIN`).
+pub(crate) fn role(v: &Value) -> std::result::Result<Role, String> {
+    v.as_str()
+        .and_then(Role::parse)
+        .ok_or_else(|| format!("Expected 'VIEWER' | 'MEMBER' | 'ADMIN', received {v}"))
+}
+
+/// What a membership change does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MemberChange {
+    /// Gives the account this role; `add`: also when it is not a member yet
+    /// (else 404); `keep_higher`: a higher role it has stays (an invitation).
+    Role {
+        role: Role,
+        add: bool,
+        keep_higher: bool,
+    },
+    /// Takes the account out of the workspace.
+    Remove,
+}
+
+impl Board {
+    /// Changes `account`'s membership of `ws` under the workspace's lock (the
+    /// count of its admins is read there): `member.added`, `member.updated`
+    /// or `member.removed` with `{accountId, name, role}`. Leaving the
+    /// workspace without an ADMIN is 422 `LAST_ADMIN`. Removal unassigns the
+    /// account from the workspace's cards (the foreign key's cascade, §24).
+    /// Returns the membership after the change (before it, for a removal).
+    pub(crate) async fn change_membership(
+        &self,
+        actor: &Actor,
+        ws: &WorkspaceId,
+        account: &AccountId,
+        change: MemberChange,
+    ) -> Result<WorkspaceMember> {
+        let mut tx = self.write(Lock::Workspace(ws)).await?;
+        let row = sqlx::query(
+            "SELECT a.name, m.role, (SELECT COUNT(*) FROM memberships x \
+                 WHERE x.workspace_id = $1 AND x.role = 'ADMIN') AS admins \
+             FROM accounts a LEFT JOIN memberships m \
+                 ON m.account_id = a.id AND m.workspace_id = $1 WHERE a.id = $2",
+        )
+        .bind(ws)
+        .bind(account)
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::NotFound("account"))?;
+        let name: String = row.try_get("name")?;
+        let before = row
+            .try_get::<Option<String>, _>("role")?
+            .as_deref()
+            .and_then(Role::parse);
+        let admins: i64 = row.try_get("admins")?;
+        let after = match (change, before) {
+            (MemberChange::Remove, None) | (MemberChange::Role { add: false, .. }, None) => {
+                return Err(Error::NotFound("member"))
+            }
+            (MemberChange::Remove, Some(_)) => None,
+            (
+                MemberChange::Role {
+                    role, keep_higher, ..
+                },
+                Some(b),
+            ) if keep_higher => Some(role.max(b)),
+            (MemberChange::Role { role, .. }, _) => Some(role),
+        };
+        if before == Some(Role::Admin) && after != Some(Role::Admin) && admins <= 1 {
+            return Err(Error::rule(
+                Rule::LastAdmin,
+                "this is the workspace's last ADMIN: make another member ADMIN first",
+            ));
+        }
+        let member = WorkspaceMember {
+            account_id: account.clone(),
+            name,
+            role: after.or(before).unwrap_or(Role::Viewer),
+        };
+        let kind = match (before, after) {
+            (b, a) if b == a => None,
+            (None, Some(_)) => Some("member.added"),
+            (Some(_), None) => Some("member.removed"),
+            _ => Some("member.updated"),
+        };
+        match after {
+            None => {
+                sqlx::query("DELETE FROM memberships WHERE workspace_id = $1 AND account_id = $2")
+                    .bind(ws)
+                    .bind(account)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            Some(role) if kind.is_some() => {
+                sqlx::query(
+                    "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
+                     VALUES ($1, $2, $3, $4) \
+                     ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
+                )
+                .bind(ws)
+                .bind(account)
+                .bind(role)
+                .bind(now())
+                .execute(&mut *tx)
+                .await?;
+            }
+            Some(_) => {}
+        }
+        if let Some(kind) = kind {
+            tx.emit(Change::new(kind, ws, actor, &member, &[]));
+            tx.commit().await?;
+        }
+        Ok(member)
+    }
+
+    /// Gives a member of a workspace another role (ADMIN of it): 404 when
+    /// the account is not a member, 422 `LAST_ADMIN` for the last ADMIN's
+    /// demotion.
+    pub async fn set_member_role(
+        &self,
+        actor: &Actor,
+        account: &AccountId,
+        input: impl Into<Input<MemberPatch>>,
+    ) -> Result<WorkspaceMember> {
+        let patch = input.into().open()?;
+        let ws = &patch.workspace_id;
+        self.require(&self.pool, actor, ws, Role::Admin).await?;
+        let change = MemberChange::Role {
+            role: patch.role,
+            add: false,
+            keep_higher: false,
+        };
+        self.change_membership(actor, ws, account, change).await
+    }
+
+    /// Takes a member out of a workspace (ADMIN of it): it loses the
+    /// workspace at once and its card assignments there. 404 when it is not
+    /// a member; 422 `LAST_ADMIN` for the last ADMIN.
+    pub async fn remove_workspace_member(
+        &self,
+        actor: &Actor,
+        ws: &WorkspaceId,
+        account: &AccountId,
+    ) -> Result<()> {
+        self.require(&self.pool, actor, ws, Role::Admin).await?;
+        self.change_membership(actor, ws, account, MemberChange::Remove)
+            .await
+            .map(|_| ())
+    }
+}
+
+impl Admin<'_> {
+    /// Gives `account` the `role` in `workspace` (replacing an earlier role):
+    /// `member.added` or `member.updated`; the last ADMIN's demotion is 422
+    /// `LAST_ADMIN`.
+    pub async fn add_member(
+        &self,
+        workspace: &WorkspaceId,
+        account: &AccountId,
+        role: Role,
+    ) -> Result<Membership> {
+        self.board
+            .workspace_exists(&self.board.pool, workspace)
+            .await?;
+        let change = MemberChange::Role {
+            role,
+            add: true,
+            keep_higher: false,
+        };
+        let member = self
+            .board
+            .change_membership(&Actor::Operator, workspace, account, change)
+            .await?;
+        Ok(Membership {
+            workspace_id: workspace.clone(),
+            account_id: account.clone(),
+            role: member.role,
+        })
     }
 }

@@ -22,9 +22,10 @@ use serde_json::Value;
 use sqlx::Row;
 
 use crate::access::{issue_token, Account, Actor, IssuedToken, Role, TokenKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Rule};
 use crate::ids::{AccountId, ProjectId, WorkspaceId};
 use crate::passwords::{self, Password, MAX_PASSWORD_CHARS};
+use crate::text::Name;
 use crate::time::{now, now_millis, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::{Admin, Board};
@@ -128,6 +129,58 @@ pub struct MeProject {
     pub name: String,
 }
 
+/// The body of `PATCH /api/me`: a new name, a new password, or both.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct MePatch {
+    /// A new name (unique among accounts: else 409 `NAME_TAKEN`).
+    pub name: Option<Name>,
+    /// A new password.
+    pub password: Option<PasswordChange>,
+}
+
+/// A password change: the current password (not needed by an account
+/// without one) and the new one.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PasswordChange {
+    /// The current password.
+    pub current: Option<String>,
+    /// The new password.
+    pub new: String,
+}
+
+impl std::fmt::Debug for MePatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MePatch")
+            .field("name", &self.name)
+            .field("password", &self.password.as_ref().map(|_| "…"))
+            .finish()
+    }
+}
+
+impl FromJson for MePatch {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let name = f.optional("name", validate::name);
+        let password = f.optional("password", |v| {
+            let text = |key: &str| match v.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) => Ok(Some(s.clone())),
+                Some(other) => Err(format!("{key}: expected a string, received {other}")),
+            };
+            if !v.is_object() {
+                return Err("Expected an object {current, new}".to_string());
+            }
+            let new = text("new")?.ok_or("new: required (the new password)")?;
+            Ok(PasswordChange {
+                current: text("current")?,
+                new,
+            })
+        });
+        f.finish()?;
+        Ok(MePatch { name, password })
+    }
+}
+
 /// The oldest time still inside the window.
 fn window_start() -> Timestamp {
     Timestamp::from_millis(now_millis() - WINDOW.as_millis() as i64)
@@ -145,7 +198,7 @@ impl Board {
     /// doc): refused with [`Error::TooManyAttempts`] when the pair (a
     /// subject other than `""`) or the address is at its limit; else its row
     /// is counted as a failure until [`Board::clear_failures`] removes it.
-    pub(crate) async fn reserve_attempt(&self, address: &str, subject: &str) -> Result<()> {
+    pub(crate) async fn reserve_attempt(&self, address: &str, subject: &str) -> Result<String> {
         let mut tx = self.write_unlocked().await?;
         if !self.backend.is_embedded() {
             sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
@@ -180,11 +233,24 @@ impl Board {
             .bind(&since)
             .execute(&mut *tx)
             .await?;
+        let id = cuid2::create_id();
         sqlx::query("INSERT INTO auth_failures (id, address, subject, at) VALUES ($1, $2, $3, $4)")
-            .bind(cuid2::create_id())
+            .bind(&id)
             .bind(address)
             .bind(subject)
             .bind(now())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(id)
+    }
+
+    /// Takes back one reservation of [`Board::reserve_attempt`] (an attempt
+    /// that succeeded without clearing a pair: a code that served).
+    pub(crate) async fn clear_attempt(&self, id: &str) -> Result<()> {
+        let mut tx = self.write_unlocked().await?;
+        sqlx::query("DELETE FROM auth_failures WHERE id = $1")
+            .bind(id)
             .execute(&mut *tx)
             .await?;
         tx.commit().await
@@ -328,6 +394,108 @@ impl Board {
             }
         }
         Ok(me)
+    }
+}
+
+impl Board {
+    /// Changes the calling account's name and/or password (`PATCH /api/me`).
+    /// A wrong current password is 422 `WRONG_PASSWORD`, throttled as a
+    /// sign-in from `address` is; a new password ends the account's other
+    /// sessions (not this one, not its personal tokens). A name taken by
+    /// another account is 409 `NAME_TAKEN`.
+    pub async fn update_me(
+        &self,
+        actor: &Actor,
+        input: impl Into<Input<MePatch>>,
+        address: &str,
+    ) -> Result<Me> {
+        let account = actor.account().ok_or(Error::NotFound("account"))?.clone();
+        let patch = input.into().open()?;
+        let row = sqlx::query("SELECT name, password_hash FROM accounts WHERE id = $1")
+            .bind(&account)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(Error::Unauthenticated)?;
+        let name: String = row.try_get("name")?;
+        let stored: Option<String> = row.try_get("password_hash")?;
+        let new_hash = match &patch.password {
+            None => None,
+            Some(change) => {
+                let named = patch.name.as_ref().map_or(name.as_str(), |n| n.as_str());
+                let new = Password::new(&change.new, named, "password")?;
+                if let Some(stored) = stored {
+                    let current = change.current.clone().ok_or_else(|| {
+                        crate::error::ValidationErrors::one(
+                            "password",
+                            "current: required (the password the account has now)",
+                        )
+                    })?;
+                    self.reserve_attempt(address, &name).await?;
+                    let right = self
+                        .hashers
+                        .run(move || passwords::verify(&current, &stored))
+                        .await?;
+                    if !right {
+                        return Err(Error::rule(
+                            Rule::WrongPassword,
+                            "the current password is not right: nothing changed",
+                        ));
+                    }
+                }
+                Some(
+                    self.hashers
+                        .run(move || passwords::hash(new.expose()))
+                        .await??,
+                )
+            }
+        };
+        let mut tx = self.write_unlocked().await?;
+        if new_hash.is_some() {
+            sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND subject = $2")
+                .bind(address)
+                .bind(&name)
+                .execute(&mut *tx)
+                .await?;
+        }
+        if let Some(new_name) = &patch.name {
+            sqlx::query("UPDATE accounts SET name = $2 WHERE id = $1")
+                .bind(&account)
+                .bind(new_name.as_str())
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| {
+                    let e = Error::from(e);
+                    match crate::error::is_unique_violation(&e) {
+                        true => Error::NameTaken(format!(
+                            "an account named {:?} already exists: choose another name",
+                            new_name.as_str()
+                        )),
+                        false => e,
+                    }
+                })?;
+        }
+        if let Some(hash) = new_hash {
+            let current = match actor {
+                Actor::Session(s) => s.token().as_str().to_string(),
+                _ => String::new(),
+            };
+            sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+                .bind(&account)
+                .bind(hash)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "UPDATE tokens SET revoked_at = $3 WHERE account_id = $1 AND kind = 'session' \
+                 AND revoked_at IS NULL AND id <> $2",
+            )
+            .bind(&account)
+            .bind(current)
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        self.me(actor).await
     }
 }
 

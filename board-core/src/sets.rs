@@ -74,7 +74,9 @@ impl Board {
             .bind(bearer.id())
             .fetch_optional(&self.pool)
             .await?;
-        check_role_of(bearer.verified_role(row.as_ref())?, min)?;
+        let role = bearer.verified_role(row.as_ref())?;
+        self.note_use(bearer.id());
+        check_role_of(role, min)?;
         let row = row.ok_or(Error::Unauthenticated)?;
         versioned_effect_of(&row, project, field, cards)
     }

@@ -7,11 +7,14 @@
 //! rolls back and finds the installation bootstrapped.
 
 use serde::Serialize;
+use serde_json::Value;
 use sqlx::{Any, Executor};
 
-use crate::access::{insert_account, issue_token, Account, IssuedToken, Role, TokenKind};
+use crate::access::{insert_account, issue_token, Account, Actor, IssuedToken, Role, TokenKind};
+use crate::change::Change;
 use crate::columns::Accent;
 use crate::time::now;
+use crate::validate::{self, Fields, FromJson, Input};
 
 use crate::error::{is_unique_violation, taken, Error, Result};
 use crate::ids::{AccountId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
@@ -30,14 +33,57 @@ pub struct Workspace {
 /// A project of a workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Project {
     /// Its id.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub id: ProjectId,
     /// The workspace it belongs to.
     #[serde(rename = "tenantId")]
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub workspace_id: WorkspaceId,
     /// Its name.
     pub name: String,
+}
+
+/// The body of `POST /api/projects`: `{tenantId, name}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewProject {
+    /// The workspace.
+    pub workspace_id: WorkspaceId,
+    /// Its name, unique in the workspace.
+    pub name: Name,
+}
+
+impl FromJson for NewProject {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
+        let name = f.required("name", validate::name);
+        f.finish()?;
+        Ok(NewProject {
+            workspace_id: tenant.expect("checked"),
+            name: name.expect("checked"),
+        })
+    }
+}
+
+/// The body of `PATCH /api/projects/[id]`: `{name}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProjectPatch {
+    /// The new name.
+    pub name: Name,
+}
+
+impl FromJson for ProjectPatch {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let name = f.required("name", validate::name);
+        f.finish()?;
+        Ok(ProjectPatch {
+            name: name.expect("checked"),
+        })
+    }
 }
 
 /// What the first run created.
@@ -59,6 +105,106 @@ const DEFAULT_COLUMNS: [(&str, Accent, bool); 3] = [
 ];
 
 impl Board {
+    /// Creates a project with its own (empty) column set (ADMIN of the
+    /// workspace): `project.created`. A name taken in the workspace is 409.
+    pub async fn create_project(
+        &self,
+        actor: &Actor,
+        input: impl Into<Input<NewProject>>,
+    ) -> Result<Project> {
+        let new = input.into().open()?;
+        let workspace = &new.workspace_id;
+        self.require(&self.pool, actor, workspace, Role::Admin)
+            .await?;
+        // The foreign key backs the existence check; every row is new.
+        let mut tx = self.write_unlocked().await?;
+        self.workspace_exists(&mut *tx, workspace).await?;
+        let project = Project {
+            id: ProjectId::new(),
+            workspace_id: workspace.clone(),
+            name: new.name.to_string(),
+        };
+        let at = now();
+        sqlx::query(
+            "INSERT INTO projects (id, workspace_id, name, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&project.id)
+        .bind(workspace)
+        .bind(&project.name)
+        .bind(&at)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| taken(e.into(), "project", &project.name, " in this workspace"))?;
+        sqlx::query(
+            "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(ColumnSetId::new())
+        .bind(workspace)
+        .bind(&project.id)
+        .bind(at)
+        .execute(&mut *tx)
+        .await?;
+        tx.emit(Change::new(
+            "project.created",
+            workspace,
+            actor,
+            &project,
+            &[],
+        ));
+        tx.commit().await?;
+        Ok(project)
+    }
+
+    /// Renames a project (ADMIN of its workspace): `project.updated`. 404
+    /// when there is none; a name taken in the workspace is 409.
+    pub async fn rename_project(
+        &self,
+        actor: &Actor,
+        id: &ProjectId,
+        input: impl Into<Input<ProjectPatch>>,
+    ) -> Result<Project> {
+        let workspace: WorkspaceId =
+            sqlx::query_scalar("SELECT workspace_id FROM projects WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?
+                .ok_or(Error::NotFound("project"))?;
+        self.require(&self.pool, actor, &workspace, Role::Admin)
+            .await?;
+        let patch = input.into().open()?;
+        let mut tx = self.write_unlocked().await?;
+        let renamed = sqlx::query("UPDATE projects SET name = $2 WHERE id = $1")
+            .bind(id)
+            .bind(patch.name.as_str())
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| {
+                taken(
+                    e.into(),
+                    "project",
+                    patch.name.as_str(),
+                    " in this workspace",
+                )
+            })?;
+        if renamed.rows_affected() == 0 {
+            return Err(Error::NotFound("project"));
+        }
+        let project = Project {
+            id: id.clone(),
+            workspace_id: workspace.clone(),
+            name: patch.name.to_string(),
+        };
+        tx.emit(Change::new(
+            "project.updated",
+            &workspace,
+            actor,
+            &project,
+            &[],
+        ));
+        tx.commit().await?;
+        Ok(project)
+    }
+
     /// `Ok` when the workspace exists, else 404.
     pub(crate) async fn workspace_exists<'e, E>(&self, exec: E, id: &WorkspaceId) -> Result<()>
     where
@@ -180,37 +326,11 @@ impl Admin<'_> {
 
     /// Creates a project in `workspace`, with its own (empty) column set.
     pub async fn create_project(&self, workspace: &WorkspaceId, name: &Name) -> Result<Project> {
-        let name = name.to_string();
-        // The foreign key backs the existence check; every row is new.
-        let mut tx = self.board.write_unlocked().await?;
-        self.board.workspace_exists(&mut *tx, workspace).await?;
-        let project = Project {
-            id: ProjectId::new(),
+        let new = NewProject {
             workspace_id: workspace.clone(),
-            name,
+            name: name.clone(),
         };
-        let at = now();
-        sqlx::query(
-            "INSERT INTO projects (id, workspace_id, name, created_at) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(&project.id)
-        .bind(workspace)
-        .bind(&project.name)
-        .bind(&at)
-        .execute(&mut *tx)
-        .await
-        .map_err(|e| taken(e.into(), "project", &project.name, " in this workspace"))?;
-        sqlx::query(
-            "INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ($1, $2, $3, $4)",
-        )
-        .bind(ColumnSetId::new())
-        .bind(workspace)
-        .bind(&project.id)
-        .bind(at)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(project)
+        self.board.create_project(&Actor::Operator, new).await
     }
 
     /// The first-run setup: when no account exists, creates the workspace

@@ -122,6 +122,11 @@ pub struct Config {
           default_missing_value = "true", action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub trust_proxy: bool,
+    /// The URL people reach the board at (`https://board.example.org`): the
+    /// start of invitation and reset links. Default: the request's origin
+    /// (the first run's reset link: this server's address).
+    #[arg(long, env = "BOARD_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
 }
 
 /// A session's lifetime: a duration of 1 minute to 3650 days.

@@ -33,6 +33,9 @@ pub async fn run(config: Config) -> anyhow::Result<()> {
             first.workspace.name, first.workspace.id, first.account.name
         );
         println!("Bearer token (shown once): {}", first.token.token);
+        if let Some(link) = server.first_reset_link() {
+            println!("Set admin's password (link valid 24 h, shown once): {link}");
+        }
     }
     let shutdown = shutdown_signal();
     println!("board-server listening on http://{}", server.addr());
@@ -49,6 +52,8 @@ pub struct Server {
     board: Board,
     config: Config,
     first_run: Option<Bootstrap>,
+    /// The first run's reset link for `admin` (contract §23).
+    first_reset: Option<String>,
 }
 
 impl Server {
@@ -85,12 +90,23 @@ impl Server {
         let board = Board::open_with(options).await?;
         sweep(&board, config.events_retention).await;
         let first_run = board.admin().bootstrap().await?;
+        let first_reset = match &first_run {
+            Some(first) => {
+                let url = config
+                    .public_url
+                    .clone()
+                    .unwrap_or_else(|| format!("http://{addr}"));
+                Some(board.admin().reset_link(&first.account.id, &url).await?)
+            }
+            None => None,
+        };
         Ok(Server {
             listener,
             addr,
             board,
             config,
             first_run,
+            first_reset,
         })
     }
 
@@ -103,6 +119,12 @@ impl Server {
     /// or `None` when the database was not empty.
     pub fn first_run(&self) -> Option<&Bootstrap> {
         self.first_run.as_ref()
+    }
+
+    /// The first run's one-time link that sets `admin`'s password (shown
+    /// only here), or `None` when the database was not empty.
+    pub fn first_reset_link(&self) -> Option<&str> {
+        self.first_reset.as_deref()
     }
 
     /// The board it serves.

@@ -178,6 +178,15 @@ on_both_backends! {
             );
         }
         let cols = app.call("GET", &format!("/api/columns?tenant={t}"), None).await.body;
+        // A token's lastUsedAt moves at most once a minute, in the background
+        // (contract §23): its first use's statement lands before any count.
+        for _ in 0..250 {
+            let tokens = app.call("GET", "/api/tokens", None).await.body;
+            if tokens.as_array().unwrap().iter().any(|t| t["lastUsedAt"].is_string()) {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
         let mut counts = Vec::new();
         let (_, n) = count(&app, "GET", &format!("/api/columns?tenant={t}"), None).await;
         counts.push(("GET /api/columns", n));

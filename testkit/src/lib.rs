@@ -24,6 +24,7 @@ use sqlx::{Connection, Executor, PgConnection};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub mod bench;
 pub mod order;
 pub mod process;
 pub mod receiver;
@@ -410,6 +411,8 @@ pub struct Running {
     pub base: String,
     /// What the first-run bootstrap created, when it ran.
     pub first_run: Option<Bootstrap>,
+    /// The first run's reset link for `admin`, when it ran.
+    pub first_reset: Option<String>,
     /// The server's own board (the same pool and write queue), for fixtures.
     pub board: Board,
     shutdown: Option<oneshot::Sender<()>>,
@@ -423,6 +426,7 @@ pub async fn start(config: Config) -> Running {
         .expect("board-server starts");
     let base = format!("http://{}", server.addr());
     let first_run = server.first_run().cloned();
+    let first_reset = server.first_reset_link().map(str::to_string);
     let board = server.board().clone();
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(server.serve(async {
@@ -431,6 +435,7 @@ pub async fn start(config: Config) -> Running {
     Running {
         base,
         first_run,
+        first_reset,
         board,
         shutdown: Some(tx),
         task: Some(task),
@@ -466,6 +471,8 @@ pub struct App {
     pub token: String,
     /// The `Default` workspace the first run created.
     pub tenant: String,
+    /// The first run's reset link for `admin` (contract §23).
+    pub first_reset: String,
     pub http: reqwest::Client,
     /// The server (dropped before the database); `None` while stopped.
     server: Option<Running>,
@@ -494,6 +501,10 @@ pub async fn app_on(db: TestDb, env: &[(&str, &str)]) -> App {
         base: server.base.clone(),
         token: first.token.token.clone(),
         tenant: first.workspace.id.as_str().to_string(),
+        first_reset: server
+            .first_reset
+            .clone()
+            .expect("the first run's reset link"),
         http: reqwest::Client::new(),
         server: Some(server),
         config,

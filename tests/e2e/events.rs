@@ -160,8 +160,9 @@ on_both_backends! {
 
     async fn refused_requests_emit_nothing(backend) {
         let app = common::spawn_app(backend).await;
-        let mut events = stream(&app, &app.token, "", None).await;
+        // Made before the stream opens: adding a member is an event (§23).
         let viewer = app.account_in(&app.tenant, "viewer", "viewer").await;
+        let mut events = stream(&app, &app.token, "", None).await;
         let columns = app.columns().await;
         let refused = [
             app.call("POST", "/api/cards", Some(json!({"tenantId": app.tenant}))).await.status,

@@ -113,6 +113,7 @@ impl Board {
             .fetch_optional(&self.pool)
             .await?;
         let role = bearer.verified_role(row.as_ref())?;
+        self.note_use(bearer.id());
         let row = row.ok_or(Error::Unauthenticated)?;
         if row
             .try_get::<Option<String>, _>("card_workspace")?

@@ -348,7 +348,9 @@ impl Board {
             .bind(bearer.id())
             .fetch_optional(&self.pool)
             .await?;
-        check_role_of(bearer.verified_role(row.as_ref())?, Role::Viewer)?;
+        let role = bearer.verified_role(row.as_ref())?;
+        self.note_use(bearer.id());
+        check_role_of(role, Role::Viewer)?;
         let version: Option<i64> = match &row {
             Some(row) => row.try_get("ws_version")?,
             None => None,

@@ -65,6 +65,11 @@ pub const WEBHOOK_EVENTS: &[&str] = &[
     "checklist.created",
     "checklist.updated",
     "checklist.deleted",
+    "member.added",
+    "member.updated",
+    "member.removed",
+    "project.created",
+    "project.updated",
 ];
 
 /// The shortest secret accepted (contract §18).

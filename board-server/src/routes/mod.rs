@@ -27,13 +27,16 @@ mod events;
 mod files;
 mod flow;
 mod health;
+mod invitations;
 mod labels;
 mod members;
+mod projects;
 mod relations;
 mod search;
 mod session;
 mod settings;
 mod table;
+mod tokens;
 mod webhooks;
 
 use std::collections::HashMap;
@@ -160,6 +163,30 @@ impl Request {
         Ok(Credentials::from_headers(&self.headers)
             .actor(&self.app.board)
             .await?)
+    }
+
+    /// The actor behind the request's credential, or `None` when it carries
+    /// none (a credential that does not check out is still 401).
+    pub async fn actor_if_any(&self) -> Result<Option<Actor>, ApiError> {
+        let has = self.headers.contains_key(warp::http::header::AUTHORIZATION)
+            || crate::auth::session_cookie(&self.headers).is_some();
+        match has {
+            true => Ok(Some(self.actor().await?)),
+            false => Ok(None),
+        }
+    }
+
+    /// The installation's public URL (`--public-url`), else the request's
+    /// origin: `http://` and its `Host` (`https://` when a trusted proxy
+    /// says `X-Forwarded-Proto: https`).
+    pub fn public_url(&self) -> String {
+        if let Some(url) = &self.app.config.public_url {
+            return url.trim_end_matches('/').to_string();
+        }
+        let header = |name: &str| self.headers.get(name).and_then(|v| v.to_str().ok());
+        let https = self.app.config.trust_proxy && header("x-forwarded-proto") == Some("https");
+        let scheme = if https { "https" } else { "http" };
+        format!("{scheme}://{}", header("host").unwrap_or("localhost"))
     }
 
     /// The request's bearer token, parsed, not yet checked: a fused read (or
@@ -389,9 +416,22 @@ route_table! {
     relations::create,
     relations::delete,
     members::list,
+    members::patch,
+    members::delete,
+    projects::create,
+    projects::patch,
     session::sign_in,
     session::sign_out,
     session::me,
+    session::patch_me,
+    tokens::list,
+    tokens::create,
+    tokens::delete,
+    invitations::list,
+    invitations::create,
+    invitations::delete,
+    invitations::accept,
+    invitations::reset,
     events::stream,
     webhooks::list,
     webhooks::create,
@@ -467,4 +507,7 @@ path_ids!(
     board_core::LabelId => "label",
     board_core::AccountId => "account",
     board_core::ChecklistItemId => "checklist item",
+    board_core::TokenId => "token",
+    board_core::ProjectId => "project",
+    board_core::InvitationId => "invitation",
 );

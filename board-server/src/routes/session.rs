@@ -33,7 +33,7 @@ pub struct SessionAccount {
 /// `Set-Cookie` for the session cookie: `value` for `max_age` seconds (0
 /// clears it), `HttpOnly; SameSite=Lax; Path=/`, and `Secure` with
 /// `--secure-cookies`.
-fn set_cookie(response: &mut Response, req: &Request, value: &str, max_age: u64) {
+pub(super) fn set_cookie(response: &mut Response, req: &Request, value: &str, max_age: u64) {
     let secure = if req.app.config.secure_cookies {
         "; Secure"
     } else {
@@ -117,5 +117,46 @@ pub(super) async fn sign_out(req: Request) -> Answer {
 pub(super) async fn me(req: Request) -> Answer {
     let actor = req.actor().await?;
     let me = req.board().me(&actor).await?;
+    Ok(json(StatusCode::OK, &me))
+}
+
+/// The body of `PATCH /api/me` (a schema only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct MePatchBody {
+    /// A new name, unique among accounts.
+    name: Option<String>,
+    /// A new password.
+    password: Option<PasswordChangeBody>,
+}
+
+/// A password change (a schema only).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct PasswordChangeBody {
+    /// The password the account has now (not needed by an account without one).
+    current: Option<String>,
+    /// The new password: 8 to 1,000 characters, strong enough (zxcvbn 3 of 4), without the account's name.
+    new: String,
+}
+
+#[utoipa::path(
+    patch, path = "/api/me", operation_id = "updateMe", tag = "session",
+    request_body(content = inline(MePatchBody), description = "A new name and/or a new password"),
+    responses(
+        (status = 200, description = "The account as GET /api/me shows it; a new password ended its other sessions", body = board_core::Me),
+        (status = 409, description = "NAME_TAKEN: another account has that name", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, WEAK_PASSWORD, or WRONG_PASSWORD: the current password is not right", body = crate::error::ErrorBody),
+        (status = 429, description = "TOO_MANY_ATTEMPTS: too many wrong passwords from this address; retry after Retry-After", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn patch_me(mut req: Request) -> Answer {
+    let actor = req.actor().await?;
+    let bytes = req.json_body().await?;
+    let address = req.client_address();
+    let me = req
+        .board()
+        .update_me(&actor, Input::from_body(&bytes), &address)
+        .await?;
     Ok(json(StatusCode::OK, &me))
 }

@@ -1,0 +1,529 @@
+//! Invitations and password resets (contract §23): one-time codes, shown
+//! once and stored as their SHA-256 (as tokens are), each serving once.
+//!
+//! An invitation (ADMIN) brings a person into a workspace with a role: with
+//! no credential, its acceptance creates the account and signs it in; with
+//! one, it adds the signed-in account, keeping a higher role it has. A reset
+//! link (the operator's) sets a password, ends every session of the account
+//! and signs it in. An unknown, used, expired or revoked code is the same
+//! 404, and every try counts against the client's address in the sign-in
+//! throttle (`people.rs`); a code is marked used by the one `UPDATE` that
+//! finds it open, so two servers cannot both spend it.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+
+use crate::access::{
+    insert_account, issue_token, to_hex, Account, Actor, IssuedToken, Role, TokenKind,
+};
+use crate::change::Change;
+use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
+use crate::ids::{AccountId, InvitationId, WorkspaceId};
+use crate::members::{role, WorkspaceMember};
+use crate::passwords::{self, Password};
+use crate::store::Lock;
+use crate::text::Name;
+use crate::time::{now, now_plus, Timestamp};
+use crate::validate::{self, Fields, FromJson, Input};
+use crate::{Admin, Board};
+
+/// How long an invitation stays open.
+pub const INVITATION_LIFETIME: Duration = Duration::from_secs(7 * 86_400);
+/// How long a reset link stays open.
+pub const RESET_LIFETIME: Duration = Duration::from_secs(86_400);
+
+/// An open invitation, as `GET /api/invitations` lists it: never its code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Invitation {
+    /// Its id.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub id: InvitationId,
+    /// The workspace it brings people into.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub tenant_id: WorkspaceId,
+    /// The role it gives.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub role: Role,
+    /// Who created it (null: the operator).
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub created_by: Option<AccountId>,
+    /// When.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub created_at: Timestamp,
+    /// When it stops serving.
+    #[cfg_attr(feature = "openapi", schema(value_type = String))]
+    pub expires_at: Timestamp,
+}
+
+/// An invitation just created, with its code and link, shown this once. Its
+/// `Debug` hides both.
+#[derive(Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CreatedInvitation {
+    /// The invitation.
+    #[serde(flatten)]
+    pub invitation: Invitation,
+    /// The code (256 random bits, hex).
+    pub code: String,
+    /// `<public URL>/invite#<code>`.
+    pub url: String,
+}
+
+impl std::fmt::Debug for CreatedInvitation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CreatedInvitation")
+            .field("invitation", &self.invitation)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The body of `POST /api/invitations`: `{tenantId, role}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewInvitation {
+    /// The workspace.
+    pub workspace_id: WorkspaceId,
+    /// The role it gives.
+    pub role: Role,
+}
+
+impl FromJson for NewInvitation {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
+        let role = f.required("role", role);
+        f.finish()?;
+        Ok(NewInvitation {
+            workspace_id: tenant.expect("checked"),
+            role: role.expect("checked"),
+        })
+    }
+}
+
+/// The body of `POST /api/invitations/accept` (`{code, name?, password?}`)
+/// or of `POST /api/password-reset` (`{code, password}`).
+#[derive(Clone, PartialEq, Eq)]
+pub struct CodeUse {
+    /// The code of the link.
+    pub code: String,
+    /// The new account's name (an invitation without a credential).
+    pub name: Option<Name>,
+    /// The new password.
+    pub password: Option<String>,
+}
+
+impl std::fmt::Debug for CodeUse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CodeUse")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FromJson for CodeUse {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let code = f.required("code", validate::string);
+        let name = f.optional("name", validate::name);
+        let password = f.optional("password", validate::string);
+        f.finish()?;
+        Ok(CodeUse {
+            code: code.expect("checked"),
+            name,
+            password,
+        })
+    }
+}
+
+/// What using a code did: the account, where it now is (an invitation), and
+/// the session it opened (none when it was already signed in).
+#[derive(Debug, Clone)]
+pub struct CodeUsed {
+    /// The account.
+    pub account: Account,
+    /// Its membership, after an invitation.
+    pub member: Option<(WorkspaceId, Role)>,
+    /// The session opened (the server sets it as the cookie).
+    pub session: Option<IssuedToken>,
+}
+
+/// A new code: 256 random bits as hex, and its SHA-256 as stored.
+fn new_code() -> Result<(String, String)> {
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
+    let code = to_hex(&raw);
+    let hash = code_hash(&code);
+    Ok((code, hash))
+}
+
+fn code_hash(code: &str) -> String {
+    to_hex(&Sha256::digest(code.trim().as_bytes()))
+}
+
+/// The one answer for a code that does not serve.
+fn no_code(what: &'static str) -> Error {
+    Error::NotFound(what)
+}
+
+const INVITATION_COLUMNS: &str = "id, workspace_id, role, created_by, created_at, expires_at";
+
+fn invitation(row: &sqlx::any::AnyRow) -> Result<Invitation> {
+    let role: String = row.try_get("role")?;
+    Ok(Invitation {
+        id: row.try_get("id")?,
+        tenant_id: WorkspaceId::from_db(row.try_get("workspace_id")?),
+        role: Role::parse(&role).unwrap_or(Role::Viewer),
+        created_by: row
+            .try_get::<Option<String>, _>("created_by")?
+            .map(AccountId::from_db),
+        created_at: row.try_get("created_at")?,
+        expires_at: row.try_get("expires_at")?,
+    })
+}
+
+impl Board {
+    /// Creates an invitation to `tenantId` with `role` (ADMIN): its link is
+    /// `<public_url>/invite#<code>`.
+    pub async fn create_invitation(
+        &self,
+        actor: &Actor,
+        input: impl Into<Input<NewInvitation>>,
+        public_url: &str,
+    ) -> Result<CreatedInvitation> {
+        let new = input.into().open()?;
+        self.require(&self.pool, actor, &new.workspace_id, Role::Admin)
+            .await?;
+        let (code, hash) = new_code()?;
+        let mut tx = self.write_unlocked().await?;
+        self.workspace_exists(&mut *tx, &new.workspace_id).await?;
+        let sql = format!(
+            "INSERT INTO invitations (id, workspace_id, role, code_hash, created_by, created_at, \
+             expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING {INVITATION_COLUMNS}"
+        );
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(InvitationId::new())
+            .bind(&new.workspace_id)
+            .bind(new.role)
+            .bind(hash)
+            .bind(actor.account())
+            .bind(now())
+            .bind(now_plus(INVITATION_LIFETIME.as_secs() as i64))
+            .fetch_one(&mut *tx)
+            .await?;
+        let invitation = invitation(&row)?;
+        tx.commit().await?;
+        let url = format!("{}/invite#{code}", public_url.trim_end_matches('/'));
+        Ok(CreatedInvitation {
+            invitation,
+            code,
+            url,
+        })
+    }
+
+    /// The open invitations of `ws` (ADMIN), newest first, without codes.
+    pub async fn invitations(&self, actor: &Actor, ws: &WorkspaceId) -> Result<Vec<Invitation>> {
+        self.require(&self.pool, actor, ws, Role::Admin).await?;
+        let sql = format!(
+            "SELECT {INVITATION_COLUMNS} FROM invitations WHERE workspace_id = $1 \
+             AND used_at IS NULL AND revoked_at IS NULL AND expires_at > $2 \
+             ORDER BY created_at DESC, id"
+        );
+        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(ws)
+            .bind(now())
+            .fetch_all(&self.pool)
+            .await?;
+        rows.iter().map(invitation).collect()
+    }
+
+    /// Revokes an open invitation (ADMIN of its workspace); none is 404.
+    pub async fn revoke_invitation(&self, actor: &Actor, id: &InvitationId) -> Result<()> {
+        let ws: WorkspaceId = sqlx::query_scalar(
+            "SELECT workspace_id FROM invitations WHERE id = $1 AND used_at IS NULL \
+             AND revoked_at IS NULL",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or(Error::NotFound("invitation"))?;
+        self.require(&self.pool, actor, &ws, Role::Admin).await?;
+        let mut tx = self.write_unlocked().await?;
+        sqlx::query("UPDATE invitations SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL")
+            .bind(id)
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    /// Accepts an invitation from `address`. `actor`: the signed-in account
+    /// it adds (keeping a higher role it has); without one, the body's `name`
+    /// and `password` make a new account, signed in for `lifetime`
+    /// (409 `NAME_TAKEN`, 422 `WEAK_PASSWORD`). A code that does not serve
+    /// is 404, counted against the address.
+    pub async fn accept_invitation(
+        &self,
+        actor: Option<&Actor>,
+        input: impl Into<Input<CodeUse>>,
+        address: &str,
+        lifetime: Duration,
+    ) -> Result<CodeUsed> {
+        let body = input.into().open()?;
+        let joining = match actor {
+            Some(a) => Some(a.account().ok_or(Error::NotFound("account"))?.clone()),
+            None => None,
+        };
+        let new_account = match &joining {
+            Some(_) => None,
+            None => {
+                let name = body.name.clone().ok_or_else(|| {
+                    ValidationErrors::one("name", "Required (the new account's name)")
+                })?;
+                let text = body.password.clone().ok_or_else(|| {
+                    ValidationErrors::one("password", "Required (the new account's password)")
+                })?;
+                Some((
+                    name.clone(),
+                    Password::new(&text, name.as_str(), "password")?,
+                ))
+            }
+        };
+        let hash = code_hash(&body.code);
+        let ws = self.open_code(address, "invitations", &hash).await?;
+        let ws = WorkspaceId::from_db(ws);
+        let password_hash = match &new_account {
+            Some((_, p)) => {
+                let p = p.clone();
+                Some(
+                    self.hashers
+                        .run(move || passwords::hash(p.expose()))
+                        .await??,
+                )
+            }
+            None => None,
+        };
+        let mut tx = self.write(Lock::Workspace(&ws)).await?;
+        let row = sqlx::query(
+            "UPDATE invitations SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL \
+             AND revoked_at IS NULL AND expires_at > $2 RETURNING role",
+        )
+        .bind(&hash)
+        .bind(now())
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or_else(|| no_code("invitation"))?;
+        let invited = Role::parse(&row.try_get::<String, _>("role")?).unwrap_or(Role::Viewer);
+        let account = match (&joining, new_account) {
+            (Some(id), _) => {
+                let name: String = sqlx::query_scalar("SELECT name FROM accounts WHERE id = $1")
+                    .bind(id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                Account {
+                    id: id.clone(),
+                    name,
+                }
+            }
+            (None, Some((name, _))) => {
+                let account = Account {
+                    id: AccountId::new(),
+                    name: name.to_string(),
+                };
+                insert_account(&mut tx, &account).await.map_err(|e| {
+                    match is_unique_violation(&e) {
+                        true => Error::NameTaken(format!(
+                            "an account named {:?} already exists: choose another name",
+                            account.name
+                        )),
+                        false => e,
+                    }
+                })?;
+                sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+                    .bind(&account.id)
+                    .bind(password_hash)
+                    .execute(&mut *tx)
+                    .await?;
+                account
+            }
+            (None, None) => unreachable!("a new account without a credential"),
+        };
+        let before: Option<String> = sqlx::query_scalar(
+            "SELECT role FROM memberships WHERE workspace_id = $1 AND account_id = $2",
+        )
+        .bind(&ws)
+        .bind(&account.id)
+        .fetch_optional(&mut *tx)
+        .await?;
+        let before = before.as_deref().and_then(Role::parse);
+        let role = before.map_or(invited, |b| b.max(invited));
+        if before != Some(role) {
+            sqlx::query(
+                "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
+                 VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
+            )
+            .bind(&ws)
+            .bind(&account.id)
+            .bind(role)
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+            let member = WorkspaceMember {
+                account_id: account.id.clone(),
+                name: account.name.clone(),
+                role,
+            };
+            let kind = if before.is_none() {
+                "member.added"
+            } else {
+                "member.updated"
+            };
+            let by = actor.cloned().unwrap_or(Actor::Account(account.id.clone()));
+            tx.emit(Change::new(kind, &ws, &by, &member, &[]));
+        }
+        let session = match joining {
+            Some(_) => None,
+            None => Some(
+                issue_token(
+                    &mut tx,
+                    &account.id,
+                    Some(lifetime),
+                    TokenKind::Session,
+                    None,
+                )
+                .await?,
+            ),
+        };
+        tx.commit().await?;
+        Ok(CodeUsed {
+            account,
+            member: Some((ws, role)),
+            session,
+        })
+    }
+
+    /// Sets a password with a reset link's code (`POST /api/password-reset`):
+    /// ends every session of the account and opens a new one for `lifetime`.
+    /// A code that does not serve is 404, counted against `address`.
+    pub async fn reset_password(
+        &self,
+        input: impl Into<Input<CodeUse>>,
+        address: &str,
+        lifetime: Duration,
+    ) -> Result<CodeUsed> {
+        let body = input.into().open()?;
+        let text = body
+            .password
+            .clone()
+            .ok_or_else(|| ValidationErrors::one("password", "Required (the new password)"))?;
+        let hash = code_hash(&body.code);
+        let account = AccountId::from_db(self.open_code(address, "password_resets", &hash).await?);
+        let name: String = sqlx::query_scalar("SELECT name FROM accounts WHERE id = $1")
+            .bind(&account)
+            .fetch_one(&self.pool)
+            .await?;
+        let password = Password::new(&text, &name, "password")?;
+        let new_hash = self
+            .hashers
+            .run(move || passwords::hash(password.expose()))
+            .await??;
+        let mut tx = self.write_unlocked().await?;
+        let used = sqlx::query(
+            "UPDATE password_resets SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL \
+             AND expires_at > $2",
+        )
+        .bind(&hash)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        if used.rows_affected() == 0 {
+            return Err(no_code("reset link"));
+        }
+        sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+            .bind(&account)
+            .bind(new_hash)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE tokens SET revoked_at = $2 \
+             WHERE account_id = $1 AND kind = 'session' AND revoked_at IS NULL",
+        )
+        .bind(&account)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
+        let session =
+            issue_token(&mut tx, &account, Some(lifetime), TokenKind::Session, None).await?;
+        tx.commit().await?;
+        Ok(CodeUsed {
+            account: Account { id: account, name },
+            member: None,
+            session: Some(session),
+        })
+    }
+
+    /// The workspace (an invitation) or account (a reset link) of the open
+    /// code whose hash is `hash` in `table`, after the throttle's reservation
+    /// for `address`: a code that serves clears its own reservation; one that
+    /// does not stays counted, and is 404.
+    async fn open_code(&self, address: &str, table: &str, hash: &str) -> Result<String> {
+        let reserved = self.reserve_attempt(address, "").await?;
+        let owner = if table == "invitations" {
+            "workspace_id"
+        } else {
+            "account_id"
+        };
+        let revoked = if table == "invitations" {
+            " AND revoked_at IS NULL"
+        } else {
+            ""
+        };
+        let sql = format!(
+            "SELECT {owner} FROM {table} WHERE code_hash = $1 AND used_at IS NULL \
+             AND expires_at > $2{revoked}"
+        );
+        let found: Option<String> = sqlx::query_scalar(sqlx::AssertSqlSafe(sql))
+            .bind(hash)
+            .bind(now())
+            .fetch_optional(&self.pool)
+            .await?;
+        let what = if table == "invitations" {
+            "invitation"
+        } else {
+            "reset link"
+        };
+        let found = found.ok_or_else(|| no_code(what))?;
+        self.clear_attempt(&reserved).await?;
+        Ok(found)
+    }
+}
+
+impl Admin<'_> {
+    /// A one-time link that sets `account`'s password (24 hours):
+    /// `<public_url>/reset#<code>`. Its code is shown only here.
+    pub async fn reset_link(&self, account: &AccountId, public_url: &str) -> Result<String> {
+        let (code, hash) = new_code()?;
+        let mut tx = self.board.write_unlocked().await?;
+        let added = sqlx::query(
+            "INSERT INTO password_resets (id, account_id, code_hash, created_at, expires_at) \
+             SELECT $1, id, $3, $4, $5 FROM accounts WHERE id = $2",
+        )
+        .bind(cuid2::create_id())
+        .bind(account)
+        .bind(hash)
+        .bind(now())
+        .bind(now_plus(RESET_LIFETIME.as_secs() as i64))
+        .execute(&mut *tx)
+        .await?;
+        if added.rows_affected() == 0 {
+            return Err(Error::NotFound("account"));
+        }
+        tx.commit().await?;
+        Ok(format!("{}/reset#{code}", public_url.trim_end_matches('/')))
+    }
+}

@@ -1,0 +1,141 @@
+//! Invitations and reset links (contract §23): one-time codes that bring a
+//! person in or set a password, and sign in.
+
+use serde_json::{json, Value};
+use testkit::{self as common, on_both_backends};
+
+const PASSWORD: &str = "correct horse battery staple";
+
+/// A `POST` of `body` to `path` from `address`, with the session cookie
+/// `session` when given: status, body and the session a `Set-Cookie` set.
+async fn post(
+    app: &common::App,
+    path: &str,
+    address: &str,
+    session: Option<&str>,
+    body: Value,
+) -> (u16, Value, Option<String>) {
+    let mut req = app
+        .http
+        .post(format!("{}{path}", app.base))
+        .header("x-forwarded-for", address)
+        .json(&body);
+    if let Some(s) = session {
+        req = req.header("cookie", format!("board_session={s}"));
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    let cookie = res.headers().get("set-cookie").map(|v| {
+        let v = v.to_str().unwrap();
+        v.split(';')
+            .next()
+            .unwrap()
+            .trim_start_matches("board_session=")
+            .to_string()
+    });
+    (status, res.json().await.unwrap_or(Value::Null), cookie)
+}
+
+fn code_of(url: &str) -> String {
+    url.split_once('#').expect(url).1.to_string()
+}
+
+on_both_backends! {
+    async fn an_invitation_brings_a_colleague_in_once(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true"), ("BOARD_PUBLIC_URL", "https://board.example")]).await;
+        let t = app.tenant.clone();
+        let r = app.call("POST", "/api/invitations", Some(json!({"tenantId": t, "role": "MEMBER"}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let url = r.body["url"].as_str().unwrap().to_string();
+        let code = r.body["code"].as_str().unwrap().to_string();
+        assert_eq!(url, format!("https://board.example/invite#{code}"));
+        assert!(code.len() >= 32, "128 bits at least: {code}");
+        let id = r.body["id"].as_str().unwrap().to_string();
+        assert_eq!((r.body["role"].as_str(), r.body["tenantId"].as_str()), (Some("MEMBER"), Some(t.as_str())));
+
+        let open = app.call("GET", &format!("/api/invitations?tenant={t}"), None).await;
+        assert_eq!(open.status, 200);
+        assert_eq!(open.body.as_array().unwrap().len(), 1);
+        assert!(!open.body.to_string().contains(&code), "never the code again");
+        let sam = app.account_in(&t, "sam", "member").await;
+        assert_eq!(app.call_as(&sam, "GET", &format!("/api/invitations?tenant={t}"), None).await.status, 403);
+
+        // Accepted without a credential: a new account, signed in.
+        let weak = post(&app, "/api/invitations/accept", "10.5.0.1", None, json!({"code": code, "name": "ada", "password": "ada12345"})).await;
+        assert_eq!((weak.0, weak.1["error"].as_str()), (422, Some("WEAK_PASSWORD")), "{:?}", weak.1);
+        let taken = post(&app, "/api/invitations/accept", "10.5.0.1", None, json!({"code": code, "name": "sam", "password": PASSWORD})).await;
+        assert_eq!((taken.0, taken.1["error"].as_str()), (409, Some("NAME_TAKEN")), "{:?}", taken.1);
+        let (status, body, session) = post(&app, "/api/invitations/accept", "10.5.0.1", None, json!({"code": code, "name": "ada", "password": PASSWORD})).await;
+        assert_eq!(status, 200, "{body:?}");
+        assert_eq!((body["role"].as_str(), body["account"]["name"].as_str()), (Some("MEMBER"), Some("ada")));
+        let session = session.expect("signed in");
+        let cookie = format!("board_session={session}");
+        let me = app.raw("GET", "/api/me", &[("cookie", &cookie)], "").await;
+        assert_eq!(me.body["workspaces"][0]["role"], "MEMBER", "{:?}", me.body);
+        // It served once; a revoked one serves none; the answers are one.
+        let again = post(&app, "/api/invitations/accept", "10.5.0.2", None, json!({"code": code, "name": "bob", "password": PASSWORD})).await;
+        assert_eq!(again.0, 404);
+        let r = app.call("POST", "/api/invitations", Some(json!({"tenantId": t, "role": "VIEWER"}))).await;
+        let (revoked, revoked_id) = (r.body["code"].as_str().unwrap().to_string(), r.body["id"].as_str().unwrap().to_string());
+        assert_eq!(app.call("DELETE", &format!("/api/invitations/{revoked_id}"), None).await.status, 200);
+        let gone = post(&app, "/api/invitations/accept", "10.5.0.2", None, json!({"code": revoked, "name": "bob", "password": PASSWORD})).await;
+        let unknown = post(&app, "/api/invitations/accept", "10.5.0.2", None, json!({"code": "f".repeat(64), "name": "bob", "password": PASSWORD})).await;
+        assert_eq!((gone.0, &gone.1), (unknown.0, &unknown.1));
+        assert_eq!(app.call("DELETE", &format!("/api/invitations/{id}"), None).await.status, 404, "used");
+
+        // With a credential: the signed-in account joins, keeping a higher role.
+        let other = app.workspace("Other").await;
+        let admin_id = app.call("GET", "/api/me", None).await.body["id"].as_str().unwrap().to_string();
+        app.member(&other, &admin_id, "admin").await;
+        let r = app.call("POST", "/api/invitations", Some(json!({"tenantId": other, "role": "VIEWER"}))).await;
+        let code = r.body["code"].as_str().unwrap().to_string();
+        let (status, body, cookie) = post(&app, "/api/invitations/accept", "10.5.0.1", Some(&session), json!({"code": code})).await;
+        assert_eq!((status, body["role"].as_str(), cookie), (200, Some("VIEWER"), None), "{body:?}");
+        let r = app.call("POST", "/api/invitations", Some(json!({"tenantId": other, "role": "VIEWER"}))).await;
+        let code = r.body["code"].as_str().unwrap().to_string();
+        let (status, body, _) = post(&app, "/api/invitations/accept", "10.5.0.1", Some(&app.first_reset.clone()), json!({"code": code})).await;
+        assert_eq!(status, 401, "a credential that does not check out: {body:?}");
+        let res = app.http.post(format!("{}/api/invitations/accept", app.base)).bearer_auth(&app.token)
+            .json(&json!({"code": code})).send().await.unwrap();
+        assert_eq!(res.status(), 200);
+        assert_eq!(res.json::<Value>().await.unwrap()["role"], "ADMIN", "the higher role stays");
+    }
+
+    async fn unknown_codes_are_throttled_per_address(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        for i in 0..50 {
+            let r = post(&app, "/api/invitations/accept", "10.6.0.1", None, json!({"code": format!("{i:064}"), "name": "x", "password": PASSWORD})).await;
+            assert_eq!(r.0, 404, "{i}: {:?}", r.1);
+        }
+        let r = post(&app, "/api/invitations/accept", "10.6.0.1", None, json!({"code": "0", "name": "x", "password": PASSWORD})).await;
+        assert_eq!((r.0, r.1["error"].as_str()), (429, Some("TOO_MANY_ATTEMPTS")), "{:?}", r.1);
+        let r = post(&app, "/api/password-reset", "10.6.0.1", None, json!({"code": "0", "password": PASSWORD})).await;
+        assert_eq!(r.0, 429, "the same count: {:?}", r.1);
+        let r = post(&app, "/api/invitations/accept", "10.6.0.2", None, json!({"code": "0", "name": "x", "password": PASSWORD})).await;
+        assert_eq!(r.0, 404, "another address: {:?}", r.1);
+    }
+
+    async fn the_first_run_reset_link_sets_admins_password(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        assert!(app.first_reset.starts_with(&format!("{}/reset#", app.base)), "{}", app.first_reset);
+        let code = code_of(&app.first_reset);
+        let weak = post(&app, "/api/password-reset", "10.7.0.1", None, json!({"code": code, "password": "admin-admin"})).await;
+        assert_eq!(weak.1["error"], "WEAK_PASSWORD", "{:?}", weak.1);
+        let (status, body, session) = post(&app, "/api/password-reset", "10.7.0.1", None, json!({"code": code, "password": PASSWORD})).await;
+        assert_eq!((status, body["account"]["name"].as_str()), (200, Some("admin")), "{body:?}");
+        assert!(session.is_some(), "signed in");
+        let again = post(&app, "/api/password-reset", "10.7.0.1", None, json!({"code": code, "password": PASSWORD})).await;
+        assert_eq!(again.0, 404, "once");
+        let r = post(&app, "/api/session", "10.7.0.1", None, json!({"name": "admin", "password": PASSWORD})).await;
+        assert_eq!(r.0, 200);
+        // The operator's link ends every session.
+        let admin = app.operator().admin();
+        let id = admin.find_account("admin").await.unwrap().id;
+        let link = admin.reset_link(&id, "https://board.example").await.unwrap();
+        assert!(link.starts_with("https://board.example/reset#"), "{link}");
+        let (status, _, _) = post(&app, "/api/password-reset", "10.7.0.1", None, json!({"code": code_of(&link), "password": "plaid unicorn orbits the lighthouse"})).await;
+        assert_eq!(status, 200);
+        let cookie = format!("board_session={}", r.2.unwrap());
+        assert_eq!(app.raw("GET", "/api/me", &[("cookie", &cookie)], "").await.status, 401);
+    }
+}
