@@ -97,12 +97,10 @@ async fn main() {
         .unwrap()
         .trim()
         .to_string();
-    let reset = lines
+    let code = lines
         .iter()
-        .find_map(|l| l.split_once("shown once): ").map(|(_, r)| r))
-        .filter(|r| r.contains("/reset#"))
+        .find_map(|l| l.split_once("/reset#").map(|(_, c)| c.trim().to_string()))
         .expect("the first run's reset link");
-    let code = reset.split_once('#').unwrap().1.trim().to_string();
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(FLOOD + CONNECTIONS)
         .build()
