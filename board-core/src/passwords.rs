@@ -167,7 +167,16 @@ impl Hashers {
         &self,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T> {
-        let permit = tokio::time::timeout(HASH_WAIT, self.0.clone().acquire_owned())
+        self.run_within(HASH_WAIT, work).await
+    }
+
+    /// [`Hashers::run`], waiting at most `wait` for a free hasher.
+    async fn run_within<T: Send + 'static>(
+        &self,
+        wait: Duration,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T> {
+        let permit = tokio::time::timeout(wait, self.0.clone().acquire_owned())
             .await
             .map_err(|_| Error::Busy)?
             .map_err(|_| Error::Busy)?;
@@ -219,6 +228,40 @@ mod tests {
         assert_eq!(
             format!("{:?}", Password::new(strong, "erin", "p").unwrap()),
             "Password(…)"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_hash_past_the_cores_waits_then_is_busy() {
+        let hashers = Hashers(Arc::new(Semaphore::new(1)));
+        let (started, release) = (
+            Arc::new(tokio::sync::Notify::new()),
+            Arc::new(std::sync::Barrier::new(2)),
+        );
+        let busy = {
+            let (hashers, started, release) = (hashers.clone(), started.clone(), release.clone());
+            tokio::spawn(async move {
+                hashers
+                    .run(move || {
+                        started.notify_one();
+                        release.wait();
+                    })
+                    .await
+            })
+        };
+        started.notified().await;
+        let refused = hashers.run_within(Duration::from_millis(50), || 1).await;
+        assert_eq!(refused.unwrap_err().code(), "BUSY");
+        let waiting = {
+            let hashers = hashers.clone();
+            tokio::spawn(async move { hashers.run_within(Duration::from_secs(30), || 2).await })
+        };
+        release.wait();
+        busy.await.unwrap().unwrap();
+        assert_eq!(
+            waiting.await.unwrap().unwrap(),
+            2,
+            "a free hasher serves the next in line"
         );
     }
 

@@ -1,7 +1,8 @@
-//! No password, token or code in a log line, an event or an error message
-//! (contract §23): a session of sign-ins, invitations, a password change and
-//! resets against a server process, then its log, its events and every
-//! answer it gave, searched for each secret it saw.
+//! People as server processes see them (contract §23): no password, token or
+//! code in a log line, an event or an error message (a session of sign-ins,
+//! invitations, a password change and resets, then the log, the events and
+//! every answer searched for each secret it saw); and the sign-in throttle
+//! holding across two processes on one database.
 
 use serde_json::{json, Value};
 use sqlx::Row;
@@ -124,6 +125,32 @@ on_both_backends! {
             for a in &answers {
                 assert!(!a.text.contains(secret.as_str()), "an answer holds a secret: {}", a.text);
             }
+        }
+    }
+}
+
+on_both_backends! {
+    // Contract §23: the throttle's counts hold across server processes on one
+    // database: five failures of one pair, alternating between two processes,
+    // and the sixth attempt is refused by either.
+    async fn the_throttle_holds_across_two_server_processes(backend) {
+        let db = TestDb::new(backend).await;
+        let env = [("BOARD_TRUST_PROXY", "true")];
+        let one = start_server(SERVER, &db, &env).await;
+        let two = start_server(SERVER, &db, &env).await;
+        let reset = one.lines.iter().find_map(|l| l.split_once("/reset#").map(|(_, c)| c.to_string())).expect("reset link");
+        let http = reqwest::Client::new();
+        let post = |base: &str, path: &str, body: Value| http.post(format!("{base}{path}")).header("x-forwarded-for", "10.8.0.1").json(&body);
+        let a = send(post(&two.base, "/api/password-reset", json!({"code": reset, "password": PASSWORD}))).await;
+        assert_eq!(a.status, 200, "{}", a.text);
+        let bases = [one.base.clone(), two.base.clone()];
+        for i in 0..5 {
+            let a = send(post(&bases[i % 2], "/api/session", json!({"name": "admin", "password": WRONG}))).await;
+            assert_eq!(a.status, 401, "failure {i}: {}", a.text);
+        }
+        for base in &bases {
+            let a = send(post(base, "/api/session", json!({"name": "admin", "password": PASSWORD}))).await;
+            assert_eq!(a.status, 429, "{base}: {}", a.text);
         }
     }
 }

@@ -143,6 +143,25 @@ on_both_backends! {
     }
 }
 
+on_both_backends! {
+    // A hash made with weaker parameters than OWASP's is replaced at the next
+    // sign-in, and still lets that sign-in through.
+    async fn a_weaker_hash_is_replaced_at_sign_in(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        // Argon2id of PASSWORD at 8 MiB, 1 pass (as an older release might have made it).
+        let old = "$argon2id$v=19$m=8192,t=1,p=1$c29tZXNhbHRzb21lc2FsdA$EstMPFmPwEV1ZKsYgQUv5J+Zg0iQylaykGB5kmbPnSE";
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&app.db.url).await.unwrap();
+        sqlx::query("UPDATE accounts SET password_hash = $1 WHERE name = 'admin'").bind(old).execute(&pool).await.unwrap();
+        let r = sign_in(&app, "10.1.1.1", "admin", PASSWORD).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let now: String = sqlx::query_scalar("SELECT password_hash FROM accounts WHERE name = 'admin'").fetch_one(&pool).await.unwrap();
+        assert!(now.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{now}");
+        pool.close().await;
+        assert_eq!(sign_in(&app, "10.1.1.1", "admin", PASSWORD).await.status, 200, "the new hash serves");
+    }
+}
+
 #[tokio::test]
 async fn secure_cookies_and_the_session_lifetime() {
     let env = [

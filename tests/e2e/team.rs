@@ -27,6 +27,18 @@ async fn session(app: &common::App, name: &str, password: &str, address: &str) -
         .to_string()
 }
 
+/// The types of the events the workspace's changes wrote, in order.
+async fn event_types(app: &common::App) -> Vec<String> {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&app.db.url).await.expect("connect");
+    let types = sqlx::query_scalar("SELECT type FROM events ORDER BY seq")
+        .fetch_all(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    types
+}
+
 async fn with_password(app: &common::App, name: &str) {
     let admin = app.operator().admin();
     let account = admin.find_account(name).await.unwrap();
@@ -156,6 +168,9 @@ on_both_backends! {
         assert_eq!(app.call_as(&sam, "GET", &card_path, None).await.body["assigneeIds"], json!([]));
         let r = app.call_as(&sam, "DELETE", &format!("{}?tenant={t}", path(&admin_id)), None).await;
         assert_eq!(r.status, 404, "not a member any more: {:?}", r.body);
+        let types = event_types(&app).await;
+        let members: Vec<&str> = types.iter().map(String::as_str).filter(|t| t.starts_with("member.")).collect();
+        assert_eq!(members, ["member.added", "member.updated", "member.updated", "member.removed"]);
     }
 
     async fn admins_create_and_rename_projects(backend) {
@@ -181,5 +196,8 @@ on_both_backends! {
         assert_eq!(r.status, 403, "{:?}", r.body);
         let r = app.call("PATCH", &format!("/api/projects/{}", "c".repeat(24)), Some(json!({"name": "X"}))).await;
         assert_eq!(r.status, 404, "{:?}", r.body);
+        let types = event_types(&app).await;
+        let projects: Vec<&str> = types.iter().map(String::as_str).filter(|t| t.starts_with("project.")).collect();
+        assert_eq!(projects, ["project.created", "project.updated"]);
     }
 }
