@@ -44,7 +44,7 @@ pub enum Assignee {
 }
 
 /// The query of `GET /api/cards` with filters (contract §24), each parameter
-/// as text, parsed by [`CardQuery::from_query`].
+/// as text, checked by [`Board::cards_page`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CardQuery {
     /// `tenant`: the workspace (may be absent with `assignee=me`).

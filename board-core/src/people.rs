@@ -197,7 +197,8 @@ impl Board {
     /// Reserves one attempt of `subject` from `address` (see the module's
     /// doc): refused with [`Error::TooManyAttempts`] when the pair (a
     /// subject other than `""`) or the address is at its limit; else its row
-    /// is counted as a failure until [`Board::clear_failures`] removes it.
+    /// counts as a failure until a success clears its pair, or
+    /// [`Board::clear_attempt`] takes it back, or it leaves the window.
     pub(crate) async fn reserve_attempt(&self, address: &str, subject: &str) -> Result<String> {
         let mut tx = self.write_unlocked().await?;
         if !self.backend.is_embedded() {
@@ -500,6 +501,19 @@ impl Board {
 }
 
 impl Admin<'_> {
+    /// Deletes the throttle's failures that left its window, of every
+    /// address (each address's own go with its next attempt): the server's
+    /// hourly sweep. Returns how many went.
+    pub async fn prune_auth_failures(&self) -> Result<u64> {
+        let mut tx = self.board.write_unlocked().await?;
+        let gone = sqlx::query("DELETE FROM auth_failures WHERE at < $1")
+            .bind(window_start())
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(gone.rows_affected())
+    }
+
     /// Sets `account`'s password (the strength rule of [`Password::new`],
     /// against its name; 422 on `password`) and ends its sessions, as a
     /// reset does. Its personal tokens stay.

@@ -191,12 +191,17 @@ impl Server {
     }
 }
 
-/// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h)
-/// and the events' retention, and logs what they removed.
+/// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h),
+/// the events' retention and the sign-in throttle's old failures, and logs
+/// what they removed.
 async fn sweep(board: &Board, retention: std::time::Duration) {
     match board.admin().prune_events(retention).await {
         Ok(n) => tracing::info!(events = n, "events pruned"),
         Err(e) => tracing::warn!(error = %e, "pruning events failed"),
+    }
+    match board.admin().prune_auth_failures().await {
+        Ok(n) => tracing::debug!(failures = n, "sign-in failures past the window pruned"),
+        Err(e) => tracing::warn!(error = %e, "pruning sign-in failures failed"),
     }
     match board.admin().sweep().await {
         Ok(r) => tracing::info!(

@@ -160,6 +160,21 @@ on_both_backends! {
         pool.close().await;
         assert_eq!(sign_in(&app, "10.1.1.1", "admin", PASSWORD).await.status, 200, "the new hash serves");
     }
+
+    // The hourly sweep deletes failures that left the window, of every address.
+    async fn failures_past_the_window_are_pruned(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        assert_eq!(sign_in(&app, "10.1.2.1", "nobody", PASSWORD).await.status, 401);
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&app.db.url).await.unwrap();
+        let old = board_core::Timestamp::from_millis(0);
+        sqlx::query("INSERT INTO auth_failures (id, address, subject, at) VALUES ('old', '10.1.2.2', 'x', $1)")
+            .bind(old.as_str()).execute(&pool).await.unwrap();
+        assert_eq!(app.operator().admin().prune_auth_failures().await.unwrap(), 1);
+        let left: Vec<String> = sqlx::query_scalar("SELECT address FROM auth_failures").fetch_all(&pool).await.unwrap();
+        assert_eq!(left, ["10.1.2.1"], "the window's failures stay");
+        pool.close().await;
+    }
 }
 
 #[tokio::test]
