@@ -322,7 +322,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         } => {
             let id = crate::lookup::card_id(&card)?;
             let ws = board.card(ME, &id).await?.workspace_id;
-            let label = crate::label::find(board, &ws, &label).await?;
+            let label = board.admin().find_label(&ws, &label).await?;
             match action {
                 LabelAction::Add => board.put_card_label(ME, &id, &label.id).await?,
                 LabelAction::Remove => board.delete_card_label(ME, &id, &label.id).await?,

@@ -1,6 +1,6 @@
 //! `board label list|create|rename|delete`: a workspace's labels (contract §24).
 
-use board_core::{Accent, Actor, Board, Label, LabelPatch, NewLabel, WorkspaceId};
+use board_core::{Accent, Actor, Board, LabelPatch, NewLabel};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -46,25 +46,6 @@ pub enum Cmd {
         /// The label, by id or name.
         label: String,
     },
-}
-
-/// The label of workspace `ws` whose id is `s`, or whose name is `s`
-/// ignoring case; the refusal lists the labels there are.
-pub async fn find(board: &Board, ws: &WorkspaceId, s: &str) -> anyhow::Result<Label> {
-    let labels = board.labels(ME, ws).await?;
-    let key = s.trim().to_lowercase();
-    if let Some(l) = labels
-        .iter()
-        .find(|l| l.id == s || l.name.to_lowercase() == key)
-    {
-        return Ok(l.clone());
-    }
-    let names: Vec<&str> = labels.iter().map(|l| l.name.as_str()).collect();
-    let there = match names.is_empty() {
-        true => "it has none (`board label create`)".to_string(),
-        false => format!("its labels: {}", names.join(", ")),
-    };
-    Err(board_core::Error::Unknown(format!("no label {s:?} in this workspace; {there}")).into())
 }
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
@@ -114,7 +95,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             name,
         } => {
             let ws = board.admin().find_workspace(&workspace).await?;
-            let found = find(board, &ws.id, &label).await?;
+            let found = board.admin().find_label(&ws.id, &label).await?;
             let patch = LabelPatch {
                 name: Some(crate::lookup::name(&name)?),
                 ..LabelPatch::default()
@@ -123,7 +104,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         }
         Cmd::Delete { workspace, label } => {
             let ws = board.admin().find_workspace(&workspace).await?;
-            let found = find(board, &ws.id, &label).await?;
+            let found = board.admin().find_label(&ws.id, &label).await?;
             board.delete_label(ME, &found.id).await?;
             out.value(&json!({"id": found.id, "deleted": true}), || {
                 format!("deleted label {:?} ({})", found.name, found.id)

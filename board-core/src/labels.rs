@@ -20,7 +20,7 @@ use crate::store::Lock;
 use crate::text::Name;
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::Board;
+use crate::{Admin, Board};
 
 /// The distance between two labels' positions.
 const SPACING: i64 = 1 << 16;
@@ -284,5 +284,29 @@ impl Board {
         tx.emit(Change::deleted("label.deleted", ws, actor, id));
         tx.commit().await?;
         Ok(())
+    }
+}
+
+impl Admin<'_> {
+    /// The label of workspace `ws` that `id_or_name` names: by id, or by name
+    /// folded as names are kept unique (ignoring case). None is
+    /// [`Error::Unknown`], listing the workspace's labels.
+    pub async fn find_label(&self, ws: &WorkspaceId, id_or_name: &str) -> Result<Label> {
+        let labels = self.board.labels(&Actor::Operator, ws).await?;
+        let key = name_key(id_or_name.trim());
+        if let Some(l) = labels
+            .iter()
+            .find(|l| l.id == id_or_name || name_key(&l.name) == key)
+        {
+            return Ok(l.clone());
+        }
+        let names: Vec<&str> = labels.iter().map(|l| l.name.as_str()).collect();
+        let there = match names.is_empty() {
+            true => "it has none (`board label create`)".to_string(),
+            false => format!("its labels: {}", names.join(", ")),
+        };
+        Err(Error::Unknown(format!(
+            "no label {id_or_name:?} in this workspace; {there}"
+        )))
     }
 }
