@@ -572,11 +572,10 @@ async fn bind_loose(
     if ids.is_empty() {
         return Ok(());
     }
-    let placeholders: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 3)).collect();
     let sql = format!(
         "UPDATE attachments SET comment_id = $1 WHERE card_id = $2 AND scope = 'COMMENT' \
          AND comment_id IS NULL AND id IN ({})",
-        placeholders.join(", ")
+        crate::store::placeholders(3, ids.len())
     );
     let mut q = sqlx::query(sqlx::AssertSqlSafe(sql))
         .bind(comment)

@@ -67,10 +67,9 @@ impl Board {
     async fn names_with_rows(&self, names: &[&str]) -> Result<HashSet<String>> {
         let mut found = HashSet::new();
         for batch in names.chunks(500) {
-            let placeholders: Vec<String> = (1..=batch.len()).map(|i| format!("${i}")).collect();
             let sql = format!(
                 "SELECT stored_name FROM attachments WHERE stored_name IN ({})",
-                placeholders.join(", ")
+                crate::store::placeholders(1, batch.len())
             );
             let mut q = sqlx::query_scalar::<_, String>(sqlx::AssertSqlSafe(sql));
             for n in batch {

@@ -13,7 +13,7 @@ use crate::access::{Actor, Role};
 use crate::change::Change;
 use crate::error::{Error, Result, Rule};
 use crate::ids::{AccountId, CardId, LabelId, WorkspaceId};
-use crate::store::{Deferred, Lock, Value, WriteTx};
+use crate::store::{placeholders, Deferred, Lock, Value, WriteTx};
 use crate::time::{now, tick, Timestamp};
 use crate::Board;
 
@@ -95,14 +95,6 @@ pub(crate) fn not_a_member() -> Error {
         "the account is not a member of the card's workspace (any role): \
          GET /api/members?tenant=… lists them",
     )
-}
-
-/// `$first, $first+1, …`: `n` placeholders.
-fn placeholders(first: usize, n: usize) -> String {
-    (first..first + n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// A label or an assignee of a card, as `PUT` and `DELETE` name it.

@@ -9,6 +9,7 @@ use crate::access::{Actor, Role};
 use crate::change::Change;
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::ids::{ColumnId, ColumnSetId, WorkspaceId};
+use crate::store::placeholders;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::Board;
 
@@ -67,13 +68,6 @@ impl ColumnOrder {
         check_ids(&self.column_ids)?;
         Ok(self)
     }
-}
-
-fn placeholders(from: usize, n: usize) -> String {
-    (from..from + n)
-        .map(|i| format!("${i}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 impl Board {

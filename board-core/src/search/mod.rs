@@ -248,8 +248,7 @@ impl Board {
         if found.is_empty() {
             return Ok(Vec::new());
         }
-        let marks: Vec<String> = (1..=found.len()).map(|i| format!("${i}")).collect();
-        let marks = marks.join(", ");
+        let marks = crate::store::placeholders(1, found.len());
         // The comments and the checklist items of the cards found, in one
         // statement: each card's items in order, then its comments in order.
         let sql = format!(

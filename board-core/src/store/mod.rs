@@ -57,7 +57,7 @@ pub(crate) use outbox::{OnCommit, OutboxRow, PENDING_POSITION};
 pub(crate) use prepared::Prepared;
 pub(crate) use queue::WriteQueue;
 pub(crate) use tx::{column_version_bump, Lock, WriteTx, COLUMN_VERSION_SQL};
-pub(crate) use value::Value;
+pub(crate) use value::{placeholder_list, placeholders, Value};
 
 impl Backend {
     /// The statements every connection prepares (PostgreSQL; none on SQLite,

@@ -590,7 +590,7 @@ fn lock_statement<'a>(backend: Backend, lock: Lock<'a>) -> LockStatement<'a> {
             return column_in_statement(backend, sets, column, false)
         }
     };
-    let placeholders: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+    let placeholders = super::placeholder_list(1, ids.len());
     // A set's writers pass its gate first (exclusive), so that moves to a
     // column's end, which only share it, never keep them waiting for long.
     let (gate, passed) = match table {
@@ -633,7 +633,7 @@ fn column_in_statement<'a>(
     let mut shared: Vec<&str> = sets.iter().map(AsRef::as_ref).collect();
     shared.sort_unstable();
     shared.dedup();
-    let placeholders: Vec<String> = (2..=shared.len() + 1).map(|i| format!("${i}")).collect();
+    let placeholders = super::placeholder_list(2, shared.len());
     let (gate, passed) = backend.set_gate_sql(true, &placeholders);
     let kept = format!(
         "SELECT id FROM columns WHERE id = $1 AND {passed}{}",

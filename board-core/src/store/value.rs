@@ -55,6 +55,16 @@ pub(crate) fn literal(value: &str) -> String {
 
 /// `sql` with every parameter `$N` outside quoted strings and identifiers
 /// replaced by `to(N)`.
+/// The parameters `$first`, `$first+1`, … of a list of `n` values, one each.
+pub(crate) fn placeholder_list(first: usize, n: usize) -> Vec<String> {
+    (first..first + n).map(|i| format!("${i}")).collect()
+}
+
+/// [`placeholder_list`] as SQL: `$3, $4, $5`.
+pub(crate) fn placeholders(first: usize, n: usize) -> String {
+    placeholder_list(first, n).join(", ")
+}
+
 pub(crate) fn renumber(sql: &str, to: impl Fn(usize) -> String) -> String {
     let mut out = String::with_capacity(sql.len() + 16);
     let mut quote: Option<char> = None;
@@ -116,6 +126,13 @@ pub(crate) fn enough(sql: &str, given: usize, wanted: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders_count_from_the_first() {
+        assert_eq!(placeholders(3, 3), "$3, $4, $5");
+        assert_eq!(placeholders(1, 0), "");
+        assert_eq!(placeholder_list(2, 2), ["$2", "$3"]);
+    }
 
     #[test]
     fn renumbering_skips_quotes_and_reads_whole_numbers() {
