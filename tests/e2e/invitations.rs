@@ -101,6 +101,28 @@ on_both_backends! {
         assert_eq!(res.json::<Value>().await.unwrap()["role"], "ADMIN", "the higher role stays");
     }
 
+    // An expired invitation or reset link answers as an unknown code does.
+    async fn expired_codes_serve_nothing(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        let r = app.call("POST", "/api/invitations", Some(json!({"tenantId": app.tenant, "role": "MEMBER"}))).await;
+        let code = r.body["code"].as_str().unwrap().to_string();
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&app.db.url).await.unwrap();
+        for table in ["invitations", "password_resets"] {
+            let sql = format!("UPDATE {table} SET expires_at = '2000-01-01T00:00:00.000Z'");
+            sqlx::query(sqlx::AssertSqlSafe(sql)).execute(&pool).await.unwrap();
+        }
+        pool.close().await;
+        let body = |code: &str| json!({"code": code, "name": "ada", "password": PASSWORD});
+        let expired = post(&app, "/api/invitations/accept", "10.6.1.1", None, body(&code)).await;
+        let unknown = post(&app, "/api/invitations/accept", "10.6.1.1", None, body(&"f".repeat(64))).await;
+        assert_eq!((expired.0, &expired.1), (404, &unknown.1));
+        let reset = post(&app, "/api/password-reset", "10.6.1.1", None, json!({"code": code_of(&app.first_reset), "password": PASSWORD})).await;
+        assert_eq!((reset.0, reset.1["error"].as_str()), (404, Some("NOT_FOUND")), "{:?}", reset.1);
+        let open = app.call("GET", &format!("/api/invitations?tenant={}", app.tenant), None).await;
+        assert_eq!(open.body, json!([]), "an expired invitation is not open");
+    }
+
     async fn unknown_codes_are_throttled_per_address(backend) {
         let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
         for i in 0..50 {
