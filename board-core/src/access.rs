@@ -537,6 +537,14 @@ impl TokenKind {
             TokenKind::Session => "session",
         }
     }
+
+    /// The kind a `tokens.kind` holds (the schema allows only these two).
+    pub(crate) fn from_db(kind: &str) -> TokenKind {
+        match kind {
+            "session" => TokenKind::Session,
+            _ => TokenKind::Personal,
+        }
+    }
 }
 
 /// Issues a token of `kind` for `account` in `tx`: a random secret, of which

@@ -361,16 +361,9 @@ impl Admin<'_> {
     /// how many there were.
     pub async fn revoke_sessions(&self, account: &AccountId) -> Result<u64> {
         let mut tx = self.board.write_unlocked().await?;
-        let done = sqlx::query(
-            "UPDATE tokens SET revoked_at = $2 \
-             WHERE account_id = $1 AND kind = 'session' AND revoked_at IS NULL",
-        )
-        .bind(account)
-        .bind(crate::time::now())
-        .execute(&mut *tx)
-        .await?;
+        let ended = crate::people::end_sessions(&mut tx, account, None).await?;
         tx.commit().await?;
-        Ok(done.rows_affected())
+        Ok(ended)
     }
 
     /// Issued tokens, of `account` or of every account, newest first. Secrets
@@ -391,10 +384,7 @@ impl Admin<'_> {
                     id: r.try_get("id")?,
                     account_id: AccountId::from_db(r.try_get("account_id")?),
                     account_name: r.try_get("account_name")?,
-                    kind: match r.try_get::<String, _>("kind")?.as_str() {
-                        "session" => crate::access::TokenKind::Session,
-                        _ => crate::access::TokenKind::Personal,
-                    },
+                    kind: crate::access::TokenKind::from_db(&r.try_get::<String, _>("kind")?),
                     label: r.try_get("label")?,
                     created_at: r.try_get("created_at")?,
                     expires_at: r.try_get("expires_at")?,

@@ -20,11 +20,11 @@ use sqlx::Row;
 use crate::access::{
     insert_account, issue_token, to_hex, Account, Actor, IssuedToken, Role, TokenKind,
 };
-use crate::change::Change;
-use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
+use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{AccountId, InvitationId, WorkspaceId};
-use crate::members::{role, WorkspaceMember};
+use crate::members::{apply_membership, role, MemberChange};
 use crate::passwords::{self, Password};
+use crate::people::{account_name_taken, store_password};
 use crate::store::Lock;
 use crate::text::Name;
 use crate::time::{now, now_plus, Timestamp};
@@ -334,15 +334,9 @@ impl Board {
                     id: AccountId::new(),
                     name: name.to_string(),
                 };
-                insert_account(&mut tx, &account).await.map_err(|e| {
-                    match is_unique_violation(&e) {
-                        true => Error::NameTaken(format!(
-                            "an account named {:?} already exists: choose another name",
-                            account.name
-                        )),
-                        false => e,
-                    }
-                })?;
+                insert_account(&mut tx, &account)
+                    .await
+                    .map_err(|e| account_name_taken(e, &account.name))?;
                 sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
                     .bind(&account.id)
                     .bind(password_hash)
@@ -352,40 +346,14 @@ impl Board {
             }
             (None, None) => unreachable!("a new account without a credential"),
         };
-        let before: Option<String> = sqlx::query_scalar(
-            "SELECT role FROM memberships WHERE workspace_id = $1 AND account_id = $2",
-        )
-        .bind(&ws)
-        .bind(&account.id)
-        .fetch_optional(&mut *tx)
-        .await?;
-        let before = before.as_deref().and_then(Role::parse);
-        let role = before.map_or(invited, |b| b.max(invited));
-        if before != Some(role) {
-            sqlx::query(
-                "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
-                 VALUES ($1, $2, $3, $4) \
-                 ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
-            )
-            .bind(&ws)
-            .bind(&account.id)
-            .bind(role)
-            .bind(now())
-            .execute(&mut *tx)
-            .await?;
-            let member = WorkspaceMember {
-                account_id: account.id.clone(),
-                name: account.name.clone(),
-                role,
-            };
-            let kind = if before.is_none() {
-                "member.added"
-            } else {
-                "member.updated"
-            };
-            let by = actor.cloned().unwrap_or(Actor::Account(account.id.clone()));
-            tx.emit(Change::new(kind, &ws, &by, &member, &[]));
-        }
+        let by = actor.cloned().unwrap_or(Actor::Account(account.id.clone()));
+        let join = MemberChange::Role {
+            role: invited,
+            add: true,
+            keep_higher: true,
+        };
+        let (member, _) = apply_membership(&mut tx, &by, &ws, &account.id, join).await?;
+        let role = member.role;
         let session = match joining {
             Some(_) => None,
             None => Some(
@@ -444,19 +412,7 @@ impl Board {
         if used.rows_affected() == 0 {
             return Err(no_code("reset link"));
         }
-        sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
-            .bind(&account)
-            .bind(new_hash)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(
-            "UPDATE tokens SET revoked_at = $2 \
-             WHERE account_id = $1 AND kind = 'session' AND revoked_at IS NULL",
-        )
-        .bind(&account)
-        .bind(now())
-        .execute(&mut *tx)
-        .await?;
+        store_password(&mut tx, &account, &new_hash, None).await?;
         let session =
             issue_token(&mut tx, &account, Some(lifetime), TokenKind::Session, None).await?;
         tx.commit().await?;

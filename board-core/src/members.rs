@@ -11,7 +11,7 @@ use crate::access::{Actor, Membership, Role};
 use crate::change::Change;
 use crate::error::{Error, Result, Rule};
 use crate::ids::{AccountId, WorkspaceId};
-use crate::store::Lock;
+use crate::store::{Lock, WriteTx};
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::{Admin, Board};
@@ -119,78 +119,8 @@ impl Board {
         change: MemberChange,
     ) -> Result<WorkspaceMember> {
         let mut tx = self.write(Lock::Workspace(ws)).await?;
-        let row = sqlx::query(
-            "SELECT a.name, m.role, (SELECT COUNT(*) FROM memberships x \
-                 WHERE x.workspace_id = $1 AND x.role = 'ADMIN') AS admins \
-             FROM accounts a LEFT JOIN memberships m \
-                 ON m.account_id = a.id AND m.workspace_id = $1 WHERE a.id = $2",
-        )
-        .bind(ws)
-        .bind(account)
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or(Error::NotFound("account"))?;
-        let name: String = row.try_get("name")?;
-        let before = row
-            .try_get::<Option<String>, _>("role")?
-            .as_deref()
-            .and_then(Role::parse);
-        let admins: i64 = row.try_get("admins")?;
-        let after = match (change, before) {
-            (MemberChange::Remove, None) | (MemberChange::Role { add: false, .. }, None) => {
-                return Err(Error::NotFound("member"))
-            }
-            (MemberChange::Remove, Some(_)) => None,
-            (
-                MemberChange::Role {
-                    role, keep_higher, ..
-                },
-                Some(b),
-            ) if keep_higher => Some(role.max(b)),
-            (MemberChange::Role { role, .. }, _) => Some(role),
-        };
-        if before == Some(Role::Admin) && after != Some(Role::Admin) && admins <= 1 {
-            return Err(Error::rule(
-                Rule::LastAdmin,
-                "this is the workspace's last ADMIN: make another member ADMIN first",
-            ));
-        }
-        let member = WorkspaceMember {
-            account_id: account.clone(),
-            name,
-            role: after.or(before).unwrap_or(Role::Viewer),
-        };
-        let kind = match (before, after) {
-            (b, a) if b == a => None,
-            (None, Some(_)) => Some("member.added"),
-            (Some(_), None) => Some("member.removed"),
-            _ => Some("member.updated"),
-        };
-        match after {
-            None => {
-                sqlx::query("DELETE FROM memberships WHERE workspace_id = $1 AND account_id = $2")
-                    .bind(ws)
-                    .bind(account)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-            Some(role) if kind.is_some() => {
-                sqlx::query(
-                    "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
-                     VALUES ($1, $2, $3, $4) \
-                     ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
-                )
-                .bind(ws)
-                .bind(account)
-                .bind(role)
-                .bind(now())
-                .execute(&mut *tx)
-                .await?;
-            }
-            Some(_) => {}
-        }
-        if let Some(kind) = kind {
-            tx.emit(Change::new(kind, ws, actor, &member, &[]));
+        let (member, changed) = apply_membership(&mut tx, actor, ws, account, change).await?;
+        if changed {
             tx.commit().await?;
         }
         Ok(member)
@@ -260,4 +190,92 @@ impl Admin<'_> {
             role: member.role,
         })
     }
+}
+
+/// [`Board::change_membership`] in `tx`, which holds the workspace's lock:
+/// reads the membership and the count of ADMINs there, decides, writes, and
+/// emits the event; the caller commits (an invitation's acceptance commits it
+/// with the account it creates and the code it spends). True when it changed
+/// anything.
+pub(crate) async fn apply_membership(
+    tx: &mut WriteTx,
+    actor: &Actor,
+    ws: &WorkspaceId,
+    account: &AccountId,
+    change: MemberChange,
+) -> Result<(WorkspaceMember, bool)> {
+    let row = sqlx::query(
+        "SELECT a.name, m.role, (SELECT COUNT(*) FROM memberships x \
+             WHERE x.workspace_id = $1 AND x.role = 'ADMIN') AS admins \
+         FROM accounts a LEFT JOIN memberships m \
+             ON m.account_id = a.id AND m.workspace_id = $1 WHERE a.id = $2",
+    )
+    .bind(ws)
+    .bind(account)
+    .fetch_optional(&mut **tx)
+    .await?
+    .ok_or(Error::NotFound("account"))?;
+    let name: String = row.try_get("name")?;
+    let before = row
+        .try_get::<Option<String>, _>("role")?
+        .as_deref()
+        .and_then(Role::parse);
+    let admins: i64 = row.try_get("admins")?;
+    let after = match (change, before) {
+        (MemberChange::Remove, None) | (MemberChange::Role { add: false, .. }, None) => {
+            return Err(Error::NotFound("member"))
+        }
+        (MemberChange::Remove, Some(_)) => None,
+        (
+            MemberChange::Role {
+                role, keep_higher, ..
+            },
+            Some(b),
+        ) if keep_higher => Some(role.max(b)),
+        (MemberChange::Role { role, .. }, _) => Some(role),
+    };
+    if before == Some(Role::Admin) && after != Some(Role::Admin) && admins <= 1 {
+        return Err(Error::rule(
+            Rule::LastAdmin,
+            "this is the workspace's last ADMIN: make another member ADMIN first",
+        ));
+    }
+    let member = WorkspaceMember {
+        account_id: account.clone(),
+        name,
+        role: after.or(before).unwrap_or(Role::Viewer),
+    };
+    let kind = match (before, after) {
+        (b, a) if b == a => None,
+        (None, Some(_)) => Some("member.added"),
+        (Some(_), None) => Some("member.removed"),
+        _ => Some("member.updated"),
+    };
+    match after {
+        None => {
+            sqlx::query("DELETE FROM memberships WHERE workspace_id = $1 AND account_id = $2")
+                .bind(ws)
+                .bind(account)
+                .execute(&mut **tx)
+                .await?;
+        }
+        Some(role) if kind.is_some() => {
+            sqlx::query(
+                "INSERT INTO memberships (workspace_id, account_id, role, created_at) \
+                 VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (workspace_id, account_id) DO UPDATE SET role = excluded.role",
+            )
+            .bind(ws)
+            .bind(account)
+            .bind(role)
+            .bind(now())
+            .execute(&mut **tx)
+            .await?;
+        }
+        Some(_) => {}
+    }
+    if let Some(kind) = kind {
+        tx.emit(Change::new(kind, ws, actor, &member, &[]));
+    }
+    Ok((member, kind.is_some()))
 }

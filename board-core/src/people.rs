@@ -23,8 +23,9 @@ use sqlx::Row;
 
 use crate::access::{issue_token, Account, Actor, IssuedToken, Role, TokenKind};
 use crate::error::{Error, Result, Rule};
-use crate::ids::{AccountId, ProjectId, WorkspaceId};
+use crate::ids::{AccountId, ProjectId, TokenId, WorkspaceId};
 use crate::passwords::{self, Password, MAX_PASSWORD_CHARS};
+use crate::store::WriteTx;
 use crate::text::Name;
 use crate::time::{now, now_millis, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
@@ -181,6 +182,62 @@ impl FromJson for MePatch {
     }
 }
 
+/// Ends `account`'s open sessions in `tx`, all but `keep` (the session that
+/// asked, if any); its personal tokens stay. Returns how many ended.
+pub(crate) async fn end_sessions(
+    tx: &mut WriteTx,
+    account: &AccountId,
+    keep: Option<&TokenId>,
+) -> Result<u64> {
+    let done = sqlx::query(
+        "UPDATE tokens SET revoked_at = $3 WHERE account_id = $1 AND kind = 'session' \
+         AND revoked_at IS NULL AND id <> $2",
+    )
+    .bind(account)
+    .bind(keep.map_or("", TokenId::as_str))
+    .bind(now())
+    .execute(&mut **tx)
+    .await?;
+    Ok(done.rows_affected())
+}
+
+/// Gives `account` the password `hash` in `tx` and ends its sessions but
+/// `keep` (a new password is a new start everywhere else).
+pub(crate) async fn store_password(
+    tx: &mut WriteTx,
+    account: &AccountId,
+    hash: &str,
+    keep: Option<&TokenId>,
+) -> Result<()> {
+    sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
+        .bind(account)
+        .bind(hash)
+        .execute(&mut **tx)
+        .await?;
+    end_sessions(tx, account, keep).await.map(|_| ())
+}
+
+/// Deletes the throttle's failures of (`address`, `subject`) in `tx`: what a
+/// success does.
+async fn clear_pair(tx: &mut WriteTx, address: &str, subject: &str) -> Result<()> {
+    sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND subject = $2")
+        .bind(address)
+        .bind(subject)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// An account name taken (a unique violation) as 409 `NAME_TAKEN`.
+pub(crate) fn account_name_taken(e: Error, name: &str) -> Error {
+    match crate::error::is_unique_violation(&e) {
+        true => Error::NameTaken(format!(
+            "an account named {name:?} already exists: choose another name"
+        )),
+        false => e,
+    }
+}
+
 /// The oldest time still inside the window.
 fn window_start() -> Timestamp {
     Timestamp::from_millis(now_millis() - WINDOW.as_millis() as i64)
@@ -303,11 +360,7 @@ impl Board {
             _ => return Err(Error::BadCredentials),
         };
         let mut tx = self.write_unlocked().await?;
-        sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND subject = $2")
-            .bind(address)
-            .bind(&name)
-            .execute(&mut *tx)
-            .await?;
+        clear_pair(&mut tx, address, &name).await?;
         if let Some(hash) = rehash.transpose()? {
             sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
                 .bind(&account.id)
@@ -452,11 +505,7 @@ impl Board {
         };
         let mut tx = self.write_unlocked().await?;
         if new_hash.is_some() {
-            sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND subject = $2")
-                .bind(address)
-                .bind(&name)
-                .execute(&mut *tx)
-                .await?;
+            clear_pair(&mut tx, address, &name).await?;
         }
         if let Some(new_name) = &patch.name {
             sqlx::query("UPDATE accounts SET name = $2 WHERE id = $1")
@@ -464,36 +513,14 @@ impl Board {
                 .bind(new_name.as_str())
                 .execute(&mut *tx)
                 .await
-                .map_err(|e| {
-                    let e = Error::from(e);
-                    match crate::error::is_unique_violation(&e) {
-                        true => Error::NameTaken(format!(
-                            "an account named {:?} already exists: choose another name",
-                            new_name.as_str()
-                        )),
-                        false => e,
-                    }
-                })?;
+                .map_err(|e| account_name_taken(e.into(), new_name.as_str()))?;
         }
         if let Some(hash) = new_hash {
-            let current = match actor {
-                Actor::Session(s) => s.token().as_str().to_string(),
-                _ => String::new(),
+            let keep = match actor {
+                Actor::Session(s) => Some(s.token()),
+                _ => None,
             };
-            sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
-                .bind(&account)
-                .bind(hash)
-                .execute(&mut *tx)
-                .await?;
-            sqlx::query(
-                "UPDATE tokens SET revoked_at = $3 WHERE account_id = $1 AND kind = 'session' \
-                 AND revoked_at IS NULL AND id <> $2",
-            )
-            .bind(&account)
-            .bind(current)
-            .bind(now())
-            .execute(&mut *tx)
-            .await?;
+            store_password(&mut tx, &account, &hash, keep).await?;
         }
         tx.commit().await?;
         self.me(actor).await
@@ -530,19 +557,7 @@ impl Admin<'_> {
             .run(move || passwords::hash(password.expose()))
             .await??;
         let mut tx = self.board.write_unlocked().await?;
-        sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
-            .bind(account)
-            .bind(hash)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(
-            "UPDATE tokens SET revoked_at = $2 \
-             WHERE account_id = $1 AND kind = 'session' AND revoked_at IS NULL",
-        )
-        .bind(account)
-        .bind(now())
-        .execute(&mut *tx)
-        .await?;
+        store_password(&mut tx, account, &hash, None).await?;
         tx.commit().await
     }
 }

@@ -124,13 +124,9 @@ impl Touched {
 const OWN_COLUMNS: &str = "id, kind, label, created_at, expires_at, last_used_at";
 
 fn own_token(row: &sqlx::any::AnyRow) -> Result<OwnToken> {
-    let kind: String = row.try_get("kind")?;
     Ok(OwnToken {
         id: row.try_get("id")?,
-        kind: match kind.as_str() {
-            "session" => TokenKind::Session,
-            _ => TokenKind::Personal,
-        },
+        kind: TokenKind::from_db(&row.try_get::<String, _>("kind")?),
         label: row.try_get("label")?,
         created_at: row.try_get("created_at")?,
         expires_at: row.try_get("expires_at")?,
