@@ -6,6 +6,11 @@
 //! (the root, board-core, board-server and board-cli name this file as `build`).
 
 fn main() {
+    // board-server embeds its UI's files (src/ui.rs): a change to any of
+    // them, or a new file, builds it again.
+    if std::env::var("CARGO_PKG_NAME").as_deref() == Ok("board-server") {
+        println!("cargo::rerun-if-changed=ui");
+    }
     println!("cargo::rustc-check-cfg=cfg(board_test_postgres)");
     println!("cargo::rustc-check-cfg=cfg(board_test_s3)");
     println!("cargo::rerun-if-env-changed=BOARD_TEST_S3_URL");

@@ -56,6 +56,12 @@ pub struct Config {
     /// contract §21, 60 s.
     #[arg(long, env = "BOARD_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_timeout, hide = true)]
     pub idle_timeout: Duration,
+    /// Serve the API alone, without the board UI (`BOARD_UI=off` does the same).
+    #[arg(long)]
+    pub no_ui: bool,
+    /// The board UI: on (default) or off.
+    #[arg(long, env = "BOARD_UI", value_enum, default_value = "on", hide = true)]
+    pub ui: Switch,
     /// Whether uploads are accepted at all.
     #[arg(long, env = "BOARD_ATTACHMENTS", value_enum, default_value = "on")]
     pub attachments: Switch,
@@ -130,6 +136,14 @@ pub struct Config {
 }
 
 /// A session's lifetime: a duration of 1 minute to 3650 days.
+impl Config {
+    /// Whether the board UI is served (contract §25): not with `--no-ui` or
+    /// `BOARD_UI=off`.
+    pub fn serves_ui(&self) -> bool {
+        !self.no_ui && self.ui == Switch::On
+    }
+}
+
 fn parse_session_lifetime(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
     if d < Duration::from_secs(60) || d > board_core::MAX_TOKEN_LIFETIME {

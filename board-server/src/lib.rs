@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod observe;
 pub mod openapi;
 pub mod routes;
+pub mod ui;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -167,8 +168,17 @@ impl Server {
         });
         let origins = app.config.allowed_origins.clone();
         let app_config = app.config.clone();
+        // The UI's pages and assets (GET and HEAD of their paths only), when
+        // it is on; every other request goes to the API's route table.
+        let ui = app_config.serves_ui().then(|| Arc::new(ui::Ui::load()));
         let routes = observe::wrap(
-            browser::wrap(routes::all(app).recover(error::recover), origins),
+            browser::wrap(
+                ui::filter(ui)
+                    .or(routes::all(app))
+                    .unify()
+                    .recover(error::recover),
+                origins,
+            ),
             metrics,
         );
         tracing::info!(%addr, backend = ?board.backend(), "listening");

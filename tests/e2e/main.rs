@@ -32,6 +32,7 @@ mod schema;
 mod search;
 mod settings;
 mod team;
+mod ui;
 mod unavailable;
 mod upload_caps;
 mod uploads;

@@ -1,0 +1,82 @@
+"""Takes the UI's screenshots into docs/screenshots/: sign-in, board and
+settings, light and dark, 1440 and 390 px wide, on a board seeded like a
+team's. Run: `python3 tests/ui/screenshots.py` (after `cargo build -p board-server`)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, new_page, open_board, sync_playwright  # noqa: E402
+
+OUT = ROOT / "docs" / "screenshots"
+
+
+def seed(s):
+    """A small team's board: people, labels, due dates, checklists, comments."""
+    for name in ("Ana Lima", "Bruno Costa", "Chen Wei"):
+        inv = s.ok("POST", "/api/invitations", {"tenantId": s.tenant, "role": "MEMBER"})
+        s.ok("POST", "/api/invitations/accept", {"code": inv["code"], "name": name,
+                                                 "password": "correct horse battery staple"}, token="")
+    people = {m["name"]: m["accountId"] for m in s.ok("GET", f"/api/members?tenant={s.tenant}")}
+    labels = {n: s.ok("POST", "/api/labels", {"tenantId": s.tenant, "name": n, "color": c})["id"]
+              for n, c in [("bug", "red"), ("feature", "blue"), ("design", "violet"), ("ops", "amber")]}
+    doing = s.column("Doing")
+    s.ok("PATCH", f"/api/columns/{doing['id']}", {"wipLimit": 3})
+    s.ok("POST", "/api/columns", {"tenantId": s.tenant, "name": "Review", "color": "violet", "wipLimit": 2})
+    s.ok("PATCH", "/api/columns/order", {"columnIds": [c["id"] for c in sorted(
+        s.board()["columns"], key=lambda c: {"To do": 0, "Doing": 1, "Review": 2, "Done": 3}[c["name"]])]})
+    cards = [
+        ("To do", "Sign-in page remembers the last board", ["feature"], ["Ana Lima"], "2026-12-04T17:00:00Z", (0, 3), 2),
+        ("To do", "Export includes label colours", ["feature"], [], None, (0, 0), 0),
+        ("To do", "Dark mode contrast on labels", ["design", "bug"], ["Chen Wei"], "2026-12-10T12:00:00Z", (0, 0), 1),
+        ("To do", "Rotate the staging certificate", ["ops"], ["Bruno Costa"], "2026-11-20T09:00:00Z", (1, 2), 0),
+        ("Doing", "Drag and drop on touch screens", ["feature"], ["Ana Lima", "Chen Wei"], "2026-12-01T17:00:00Z", (3, 5), 4),
+        ("Doing", "Webhook retries back off", ["bug"], ["Bruno Costa"], None, (1, 4), 1),
+        ("Doing", "Onboarding guide for new teams", [], ["admin"], None, (0, 0), 0),
+        ("Doing", "Search snippets for descriptions", ["feature"], [], None, (0, 0), 0),
+        ("Review", "Invitation links expire after 7 days", ["feature"], ["Chen Wei"], None, (2, 2), 3),
+        ("Done", "Backups with VACUUM INTO", ["ops"], ["Bruno Costa"], None, (4, 4), 2),
+        ("Done", "Column WIP limits", ["feature"], ["Ana Lima"], None, (0, 0), 5),
+    ]
+    for column, title, ls, who, due, (done, total), comments in cards:
+        card = s.ok("POST", "/api/cards", {
+            "tenantId": s.tenant, "columnId": s.column(column)["id"], "title": title, "dueAt": due,
+            "labelIds": [labels[x] for x in ls], "assigneeIds": [people[x] for x in who]})
+        for i in range(total):
+            item = s.ok("POST", f"/api/cards/{card['id']}/checklist", {"text": f"step {i + 1}"})
+            if i < done:
+                s.ok("PATCH", f"/api/checklist/{item['id']}", {"done": True})
+        for i in range(comments):
+            s.ok("POST", f"/api/cards/{card['id']}/comments", {"content": f"note {i + 1}"})
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    s = Server("sqlite")
+    try:
+        seed(s)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for scheme in ("light", "dark"):
+                for width, height in ((1440, 900), (390, 844)):
+                    name = f"{scheme}-{width}"
+                    page = new_page(browser, s, signed_in=False, width=width, height=height, color_scheme=scheme)
+                    page.goto("/")
+                    page.get_by_role("button", name="Sign in").wait_for()
+                    page.screenshot(path=OUT / f"signin-{name}.png")
+                    page.context.close()
+                    page = new_page(browser, s, width=width, height=height, color_scheme=scheme)
+                    open_board(page, s)
+                    page.screenshot(path=OUT / f"board-{name}.png")
+                    page.goto(f"/w/{s.tenant}/settings")
+                    page.get_by_role("heading", name="Members").wait_for()
+                    page.screenshot(path=OUT / f"settings-{name}.png", full_page=width < 1000)
+                    page.context.close()
+            browser.close()
+    finally:
+        s.stop()
+    print(f"screenshots in {OUT}")
+
+
+if __name__ == "__main__":
+    main()
