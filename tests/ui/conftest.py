@@ -161,7 +161,7 @@ def page(browser, server):
 def open_board(page, server):
     page.goto(f"/w/{server.tenant}")
     expect(page.get_by_role("region", name="To do")).to_be_visible()
-    page.wait_for_function("performance.getEntriesByName('board').length > 0")
+    page.wait_for_function("() => performance.getEntriesByName('board').length > 0")
 
 
 def axe(page, context=None):

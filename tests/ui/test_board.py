@@ -117,7 +117,7 @@ def test_a_touch_drag_moves_a_card(browser, server):
     x, y = a["x"] + a["width"] / 2, a["y"] + a["height"] / 2
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
     # A touch held still becomes a drag (after 300 ms).
-    page.wait_for_selector("body.is-dragging")
+    page.wait_for_function("() => performance.getEntriesByName('drag-start').length > 0")
     tx, ty = b["x"] + b["width"] / 2, b["y"] + 10
     for i in range(1, 13):
         cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [

@@ -30,21 +30,21 @@ document.addEventListener("keydown", (e) => { if (active && e.key === "Escape") 
 
 /** Makes the cards (`li.card`) inside `board` draggable. `drop(cardId, columnId, index)`
  *  is called with the place among the target column's other cards. */
-export function draggableCards(board, scroller, drop, cancel) {
+export function draggableCards(board, scroller, drop) {
   board.addEventListener("pointerdown", (e) => {
     const card = e.target.closest("li.card");
     if (!card || active || e.button !== 0 || e.target.closest("button, input, select, textarea")) return;
-    press(e, () => (card.isConnected ? cardDrag(e, card, board, scroller, drop, cancel) : null));
+    press(e, () => (card.isConnected ? cardDrag(e, card, board, scroller, drop) : null));
   });
   board.addEventListener("dragstart", (e) => e.preventDefault());
 }
 
 /** Makes the columns draggable by their headers. `drop(columnId, index)`. */
-export function draggableColumns(board, scroller, drop, cancel) {
+export function draggableColumns(board, scroller, drop) {
   board.addEventListener("pointerdown", (e) => {
     const header = e.target.closest("section.column > header");
     if (!header || active || e.button !== 0 || e.target.closest("button, input, select")) return;
-    press(e, () => (header.isConnected ? columnDrag(e, header.parentElement, board, scroller, drop, cancel) : null));
+    press(e, () => (header.isConnected ? columnDrag(e, header.parentElement, board, scroller, drop) : null));
   });
 }
 
@@ -105,7 +105,6 @@ function lift(el, placeholder, down) {
   el.style.left = `${rect.left}px`;
   el.style.top = `${rect.top}px`;
   el.style.width = `${rect.width}px`;
-  document.body.classList.add("is-dragging");
   return { rect, x: down.clientX, y: down.clientY };
 }
 
@@ -113,7 +112,6 @@ function drop(el, placeholder) {
   el.classList.remove("dragging");
   el.style.left = el.style.top = el.style.width = el.style.transform = "";
   placeholder.remove();
-  document.body.classList.remove("is-dragging");
 }
 
 /** Scrolls the board sideways and the page up and down near their edges, in
@@ -140,12 +138,12 @@ function autoScroll(state, scroller, moved) {
   requestAnimationFrame(step);
 }
 
-function cardDrag(down, el, board, scroller, dropped, cancelled) {
+function cardDrag(down, el, board, scroller, dropped) {
   performance.mark("drag-start");
   const placeholder = document.createElement("li");
   const origin = el.parentElement.closest("section.column");
   const from = { column: origin.dataset.id, index: [...el.parentElement.children].indexOf(el) };
-  const start = lift(el, placeholder, down);
+  const home = { list: el.parentElement, next: el.nextSibling };
   // Every column's x range, and its other cards' middles as they are at the
   // start: the card goes above the first one whose middle is below the pointer.
   const columns = [...board.querySelectorAll("section.column")].map((section) => {
@@ -157,6 +155,8 @@ function cardDrag(down, el, board, scroller, dropped, cancelled) {
     });
     return { section, list, left: r.left, right: r.right, mids };
   });
+  // Read first, then write: lifting the card after the reads forces no layout.
+  const start = lift(el, placeholder, down);
   const state = { on: true, pointer: { x: down.clientX, y: down.clientY }, scroll0: { x: scroller.scrollLeft, y: window.scrollY }, scroll: { x: 0, y: 0 } };
   let target = { column: columns.find((c) => c.section === origin), index: from.index };
   const place = () => {
@@ -181,17 +181,17 @@ function cardDrag(down, el, board, scroller, dropped, cancelled) {
       state.on = false;
       active = null;
       const to = target;
-      // The drop: the card goes where the placeholder is, and the store follows.
-      placeholder.replaceWith(el);
+      // The drop: the card goes where the placeholder is and the store follows
+      // (the view moves it where the state says); a cancel puts it back home.
+      const same = to.column.section === origin && to.index === from.index;
+      const move = commit && !same;
+      if (move) placeholder.replaceWith(el);
+      else home.list.insertBefore(el, home.next);
       drop(el, placeholder);
       swallowClick();
       performance.mark("drag-end");
       performance.measure("drag", "drag-start", "drag-end");
-      // The view draws the columns again from its state: the card's new place
-      // after a drop, its old one after a cancel.
-      const same = to.column.section === origin && to.index === from.index;
-      if (commit && !same) dropped(el.dataset.id, to.column.section.dataset.id, to.index);
-      else cancelled();
+      if (move) dropped(el.dataset.id, to.column.section.dataset.id, to.index);
       ended();
     },
   };
@@ -199,16 +199,17 @@ function cardDrag(down, el, board, scroller, dropped, cancelled) {
   return api;
 }
 
-function columnDrag(down, section, board, scroller, dropped, cancelled) {
+function columnDrag(down, section, board, scroller, dropped) {
   const placeholder = document.createElement("section");
   const parent = section.parentElement;
   const all = () => [...parent.querySelectorAll(":scope > section.column")];
   const from = all().indexOf(section);
-  const start = lift(section, placeholder, down);
+  const home = section.nextSibling;
   const mids = all().filter((s) => s !== section).map((s) => {
     const r = s.getBoundingClientRect();
     return (r.left + r.right) / 2;
   });
+  const start = lift(section, placeholder, down);
   const state = { on: true, pointer: { x: down.clientX, y: down.clientY }, scroll0: { x: scroller.scrollLeft, y: window.scrollY }, scroll: { x: 0, y: 0 } };
   let index = from;
   const place = () => {
@@ -229,11 +230,12 @@ function columnDrag(down, section, board, scroller, dropped, cancelled) {
       if (!state.on) return;
       state.on = false;
       active = null;
-      placeholder.replaceWith(section);
+      const move = commit && index !== from;
+      if (move) placeholder.replaceWith(section);
+      else placeholder.parentElement.insertBefore(section, home);
       drop(section, placeholder);
       swallowClick();
-      if (commit && index !== from) dropped(section.dataset.id, index);
-      else cancelled();
+      if (move) dropped(section.dataset.id, index);
       ended();
     },
   };

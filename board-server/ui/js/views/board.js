@@ -45,6 +45,23 @@ export async function boardPage(root, route, session) {
   const tiles = new Map(); // card id -> {card, el}
 
   // Rendering -------------------------------------------------------------
+  // Puts `els` in `list` in order, moving only what is out of place (a move
+  // touches one card); a first draw builds the list in one fragment.
+  const place = (list, els) => {
+    if (!list.firstChild) {
+      const fragment = document.createDocumentFragment();
+      for (const el of els) fragment.appendChild(el);
+      list.appendChild(fragment);
+      return;
+    }
+    const keep = new Set(els);
+    for (const child of [...list.children]) if (!keep.has(child)) child.remove();
+    let at = list.firstChild;
+    for (const el of els) {
+      if (el === at) at = at.nextSibling;
+      else list.insertBefore(el, at);
+    }
+  };
   const tileOf = (id, column) => {
     const card = store.cards.get(id);
     const held = tiles.get(id);
@@ -78,9 +95,7 @@ export async function boardPage(root, route, session) {
       views.set(column.id, view);
     }
     renderHead(column, view);
-    const fragment = document.createDocumentFragment();
-    for (const id of column.cardIds) fragment.appendChild(tileOf(id, column));
-    view.list.replaceChildren(fragment);
+    place(view.list, column.cardIds.map((id) => tileOf(id, column)));
     return view.section;
   };
   const renderAll = () => {
@@ -103,15 +118,23 @@ export async function boardPage(root, route, session) {
     if (el) el.focus();
   };
   // Nothing is drawn again under a drag: the whole board is, once it ends.
-  let held = false;
+  let held = null; // the columns to draw again after the drag, or "all"
+  const hold = (columns) => {
+    if (held === "all" || columns === "all") held = "all";
+    else held = new Set([...(held || []), ...columns]);
+  };
   const unhook = afterDrag(() => {
-    if (!held) return;
-    held = false;
-    renderAll();
+    const change = held;
+    held = null;
+    if (change === "all") renderAll();
+    else if (change) render({ columns: change, cards: new Set() });
   });
   store.subscribe((change) => {
     if (dragging()) {
-      held = true;
+      hold(change.columns === "all" ? "all" : [...change.columns, ...[...change.cards].map((id) => {
+        const where = store.where(id);
+        return where ? where.column.id : null;
+      }).filter(Boolean)]);
       return;
     }
     const focus = heldFocus();
@@ -156,8 +179,11 @@ export async function boardPage(root, route, session) {
     const board = get(boardUrl);
     await Promise.all([readLabels(), readMembers(), readSettings()]);
     store.load(await board);
-    performance.mark("board-shown");
-    performance.measure("board", { start: 0, end: "board-shown" });
+    // "board": from navigation to the frame after every column was drawn.
+    requestAnimationFrame(() => setTimeout(() => {
+      performance.mark("board-shown");
+      performance.measure("board", { start: 0, end: "board-shown" });
+    }, 0));
     loaded = true;
     for (const e of queued.splice(0)) onEvent(e);
   }
@@ -230,9 +256,8 @@ export async function boardPage(root, route, session) {
   ctx.moveCard = moveCard;
   ctx.moveColumn = moveColumn;
   ctx.reload = reload;
-  const redraw = () => { held = true; };
-  if (ctx.canWrite) draggableCards(scroller, scroller, moveCard, redraw);
-  draggableColumns(scroller, scroller, (id, index) => (ctx.manage ? moveColumn(id, index) : renderAll()), redraw);
+  if (ctx.canWrite) draggableCards(scroller, scroller, moveCard);
+  draggableColumns(scroller, scroller, (id, index) => (ctx.manage ? moveColumn(id, index) : renderAll()));
 
   // Actions ---------------------------------------------------------------
   scroller.addEventListener("click", (e) => {
