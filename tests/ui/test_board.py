@@ -194,3 +194,39 @@ def test_search_shows_snippets_and_opens_the_card(page, server):
     expect(page).to_have_url(f"{server.base}/w/{server.tenant}/c/{card['id']}")
     page.keyboard.press("Escape")
     expect(page).to_have_url(f"{server.base}/w/{server.tenant}")
+
+
+def test_narrow_and_wide_screens_scroll_only_the_columns(browser, server):
+    for t in ("One", "Two"):
+        server.card(t)
+    for width in (360, 2560):
+        page = new_page(browser, server, width=width, height=800, color_scheme="dark")
+        open_board(page, server)
+        # The page never scrolls sideways; the board of columns does, when it must.
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+        for name in ("To do", "Doing", "Done"):
+            expect(page.get_by_role("region", name=name)).to_have_count(1)
+        assert axe(page) == []
+        page.context.close()
+
+
+def test_the_board_works_with_the_keyboard_alone(page, server):
+    server.card("Typed")
+    open_board(page, server)
+    # Tab to the first column's "Add card", type a title, Enter.
+    add = page.get_by_role("region", name="Doing").get_by_role("button", name="Add card")
+    add.focus()
+    page.keyboard.press("Enter")
+    page.keyboard.type("Made with keys")
+    page.keyboard.press("Enter")
+    expect(card_item(page, "Doing", "Made with keys")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(add).to_be_focused()
+    # Column actions open with Enter and close with Escape, focus returning.
+    actions = page.get_by_role("button", name="Column actions: Doing")
+    actions.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("dialog", name="Column “Doing”")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(actions).to_be_focused()
+    eventually(lambda: titles(server, "Doing") == ["Made with keys"])

@@ -46,7 +46,7 @@ export async function api(method, path, body, options = {}) {
   } catch {
     throw new ApiError(0, { message: "The server cannot be reached. Check the connection and try again." });
   }
-  if (response.status === 304 && cached) return cached.data;
+  if (response.status === 304 && cached) return options.withEtag ? { data: cached.data, etag: cached.etag } : cached.data;
   const text = await response.text();
   let data = null;
   try {

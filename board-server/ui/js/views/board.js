@@ -34,7 +34,7 @@ export async function boardPage(root, route, session) {
   localStorage.setItem("board.last", boardPath(ws.id, route.project));
   const store = new BoardStore();
   const ctx = {
-    ws, route, store, labels: new Map(), members: new Map(), settings: null,
+    ws, route, store, me: session.me, labels: new Map(), members: new Map(), settings: null,
     canWrite: ws.role !== "VIEWER", manage: false,
   };
   const heading = h("h1", { class: "visually-hidden" }, `${T.board}: ${ws.name}`);
@@ -98,12 +98,14 @@ export async function boardPage(root, route, session) {
     place(view.list, column.cardIds.map((id) => tileOf(id, column)));
     return view.section;
   };
+  const adder = h("div", { class: "add-column" }, h("button", { type: "button", on: { click: () => addColumnDialog(ctx, reload) } }, `+ ${T.addColumn}`));
   const renderAll = () => {
     const keep = new Set(store.columns.map((c) => c.id));
     for (const id of views.keys()) if (!keep.has(id)) views.delete(id);
     const sections = store.columns.map(renderColumn);
-    const adder = ctx.manage ? h("div", { class: "add-column" }, h("button", { type: "button", on: { click: () => addColumnDialog(ctx, reload) } }, `+ ${T.addColumn}`)) : null;
-    scroller.replaceChildren(...sections, ...(adder ? [adder] : []));
+    // Moved only where out of place: a section taken out and put back would
+    // lose the keyboard focus inside it.
+    place(scroller, ctx.manage ? [...sections, adder] : sections);
     note.hidden = ctx.manage || !ctx.canWrite;
   };
   // A tile drawn again keeps the keyboard focus it held.
@@ -198,6 +200,8 @@ export async function boardPage(root, route, session) {
   function onEvent(e) {
     lastSeq = Math.max(lastSeq, e.seq || 0);
     if (!loaded) return queued.push(e);
+    // The open card's dialog follows the stream too.
+    if (dialog && dialog.onEvent) dialog.onEvent(e);
     if (store.apply(e)) return;
     if (e.type.startsWith("label.")) return later(async () => { await readLabels(); tiles.clear(); renderAll(); });
     if (e.type.startsWith("member.")) return later(async () => { await readMembers(); tiles.clear(); renderAll(); });
@@ -303,8 +307,9 @@ export async function boardPage(root, route, session) {
     input.focus();
   }
 
+  let dialog = null;
   await first();
-  let dialog = route.card ? openCard(ctx, route.card) : null;
+  dialog = route.card ? openCard(ctx, route.card) : null;
   return {
     update(r) {
       if (r.project !== route.project) return false;
