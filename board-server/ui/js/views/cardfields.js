@@ -32,6 +32,9 @@ function checkGroup(legend, emptyText, toggle, disabled) {
   const list = h("div", { class: "checks" });
   const el = h("fieldset", { class: "card-checks" }, h("legend", {}, legend), list);
   const boxes = new Map();
+  // A box the user just changed keeps its state until its answer arrives: an
+  // older card drawn meanwhile must not flip it back.
+  const sending = new Map();
   let shape = "";
   return {
     el,
@@ -41,13 +44,19 @@ function checkGroup(legend, emptyText, toggle, disabled) {
         shape = next;
         boxes.clear();
         fill(list, items.length ? null : h("p", { class: "hint" }, emptyText), items.map((item) => {
-          const box = h("input", { type: "checkbox", disabled, on: { change: () => toggle(item.id, box.checked) } });
+          const box = h("input", { type: "checkbox", disabled, on: { change: () => {
+            const n = (sending.get(item.id) || 0) + 1;
+            sending.set(item.id, n);
+            Promise.resolve(toggle(item.id, box.checked)).finally(() => {
+              if (sending.get(item.id) === n) sending.delete(item.id);
+            });
+          } } });
           boxes.set(item.id, box);
           return h("label", { class: "chip-check" }, box,
             h("span", { class: item.accent ? `chip accent-${item.accent}` : "chip" }, item.name));
         }));
       }
-      for (const [id, box] of boxes) box.checked = chosen.includes(id);
+      for (const [id, box] of boxes) if (!sending.has(id)) box.checked = chosen.includes(id);
     },
   };
 }
