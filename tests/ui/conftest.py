@@ -35,6 +35,15 @@ CHROMIUM_ARGS = [
 expect.set_options(timeout=5000)
 
 
+def end_process(process):
+    """Stops a child process: SIGTERM, then SIGKILL after 10 s."""
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
 class Server:
     """A running board-server: its address, the first run's token, workspace and reset link."""
 
@@ -105,11 +114,7 @@ class Server:
         return self.ok("POST", "/api/cards", {"tenantId": self.tenant, "columnId": col["id"], "title": title})
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        end_process(self.process)
         if self.database:
             subprocess.run(["psql", PG_URL, "-qc", f"DROP DATABASE IF EXISTS {self.database} WITH (FORCE)"])
         shutil.rmtree(self.dir, ignore_errors=True)

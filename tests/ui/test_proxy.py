@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BACKENDS, PASSWORD, ROOT, Server, expect
+from conftest import BACKENDS, PASSWORD, ROOT, Server, end_process, expect
 
 SNIPPET = ROOT / "docs/nginx-board.conf"
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -126,11 +126,7 @@ http {{
         return path.read_text() if path.exists() else ""
 
     def stop(self):
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        end_process(self.process)
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
