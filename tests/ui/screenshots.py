@@ -1,5 +1,5 @@
-"""Takes the UI's screenshots into docs/screenshots/: sign-in, board and
-settings, light and dark, 1440 and 390 px wide, on a board seeded like a
+"""Takes the UI's screenshots into docs/screenshots/: sign-in, board, a card's
+dialog and settings, light and dark, 1440 and 390 px wide, on a board seeded like a
 team's. Run: `python3 tests/ui/screenshots.py` (after `cargo build -p board-server`)."""
 
 import sys
@@ -68,6 +68,11 @@ def main():
                     page = new_page(browser, s, width=width, height=height, color_scheme=scheme)
                     open_board(page, s)
                     page.screenshot(path=OUT / f"board-{name}.png")
+                    page.get_by_role("link", name="Drag and drop on touch screens").click()
+                    page.get_by_role("dialog", name="Drag and drop on touch screens").wait_for()
+                    page.wait_for_function("() => performance.getEntriesByName('card-shown').length > 0")
+                    page.screenshot(path=OUT / f"card-{name}.png")
+                    page.keyboard.press("Escape")
                     page.goto(f"/w/{s.tenant}/settings")
                     page.get_by_role("heading", name="Members").wait_for()
                     page.screenshot(path=OUT / f"settings-{name}.png", full_page=width < 1000)

@@ -103,7 +103,7 @@ function checkbox(text, checked, hint) {
   const input = h("input", { type: "checkbox", id: uid("c"), checked });
   const note = hint && h("p", { class: "hint indent", id: uid("hint") }, hint);
   if (note) input.setAttribute("aria-describedby", note.id);
-  return { input, el: h("div", { class: "field" }, h("div", { class: "row" }, input, h("label", { for: input.id }, text)), note) };
+  return { input, el: h("div", { class: "field" }, h("div", { class: "row check" }, input, h("label", { for: input.id }, text)), note) };
 }
 
 /** A fieldset of radio buttons; `value()` is the checked one's. */
