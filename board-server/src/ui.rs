@@ -156,24 +156,23 @@ fn is_page(path: &str) -> bool {
 pub fn filter(
     ui: Option<Arc<Ui>>,
 ) -> impl Filter<Extract = (Response,), Error = Rejection> + Clone {
-    warp::method()
-        .and(warp::path::full())
-        .and(warp::header::headers_cloned())
-        .and_then(
-            move |method: Method, path: warp::path::FullPath, headers: HeaderMap| {
-                let ui = ui.clone();
-                async move {
-                    let Some(ui) = ui.filter(|_| method == Method::GET || method == Method::HEAD)
-                    else {
-                        return Err(warp::reject::not_found());
-                    };
-                    match ui.find(path.as_str()) {
-                        Some((file, immutable)) => Ok(answer(file, immutable, &headers)),
-                        None => Err(warp::reject::not_found()),
-                    }
-                }
-            },
-        )
+    // The method and the path decide, so that an API request is rejected
+    // before its headers are copied.
+    let found = warp::method().and(warp::path::full()).and_then(
+        move |method: Method, path: warp::path::FullPath| {
+            let ui = ui
+                .clone()
+                .filter(|_| method == Method::GET || method == Method::HEAD)
+                .filter(|ui| ui.find(path.as_str()).is_some());
+            async move { ui.map(|ui| (ui, path)).ok_or_else(warp::reject::not_found) }
+        },
+    );
+    found.untuple_one().and(warp::header::headers_cloned()).map(
+        |ui: Arc<Ui>, path: warp::path::FullPath, headers: HeaderMap| {
+            let (file, immutable) = ui.find(path.as_str()).expect("found above");
+            answer(file, immutable, &headers)
+        },
+    )
 }
 
 /// The answer for `file`: 304 when the client holds its ETag, else the body,
