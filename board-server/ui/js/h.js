@@ -1,85 +1,96 @@
-// Builds elements. User text always becomes a text node: the one place that
-// inserts HTML is `sanitized`, for the server's sanitised HTML (§24 html=true).
+// Builds elements; user text is always a text node.
 
 /** h("li", {class: "card", on: {click}}, "text", child, [more]) */
 export function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "on") {
-      for (const [type, fn] of Object.entries(value)) el.addEventListener(type, fn);
-    } else if (key === "class") {
-      el.className = value;
-    } else if (key === "data") {
-      Object.assign(el.dataset, value);
-    } else if (key === "value" || key === "checked" || key === "selected") {
-      el[key] = value;
-    } else {
-      el.setAttribute(key, value === true ? "" : String(value));
-    }
-  }
-  append(el, children);
-  return el;
+	const el = document.createElement(tag);
+	if (tag === "button") el.type = "button"; // a submit button says so
+	for (const [key, value] of Object.entries(attrs || {})) {
+		if (value === null || value === undefined || value === false) continue;
+		if (key === "on") {
+			for (const [type, fn] of Object.entries(value)) el.addEventListener(type, fn);
+		} else if (key === "class") {
+			el.className = value;
+		} else if (key === "data") {
+			Object.assign(el.dataset, value);
+		} else if (key === "value" || key === "checked" || key === "selected") {
+			el[key] = value;
+		} else {
+			el.setAttribute(key, value === true ? "" : String(value));
+		}
+	}
+	append(el, children);
+	return el;
 }
 
 function append(el, children) {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    if (Array.isArray(child)) append(el, child);
-    else if (child instanceof Node) el.appendChild(child);
-    else el.appendChild(document.createTextNode(String(child)));
-  }
+	for (const child of children) {
+		if (child === null || child === undefined || child === false) continue;
+		if (Array.isArray(child)) append(el, child);
+		else if (child instanceof Node) el.appendChild(child);
+		else el.appendChild(document.createTextNode(String(child)));
+	}
 }
 
 /** Replaces an element's children. */
 export function fill(el, ...children) {
-  el.replaceChildren();
-  append(el, children);
-  return el;
+	el.replaceChildren();
+	append(el, children);
+	return el;
 }
 
 /** Inserts the server's sanitised HTML (contract §24): the only innerHTML. */
 export function sanitized(el, serverHtml) {
-  el.innerHTML = serverHtml;
-  return el;
+	el.innerHTML = serverHtml;
+	// A raw <img> written without alt text (or left without a source) is decorative.
+	for (const img of el.querySelectorAll("img:not([alt])")) img.alt = "";
+	return el;
 }
 
 let unique = 0;
 /** A fresh id for label/control pairs. */
 export function uid(prefix = "u") {
-  unique += 1;
-  return `${prefix}-${unique}`;
+	unique += 1;
+	return `${prefix}-${unique}`;
 }
 
 /** A labelled field: <label for>text</label> then the control. */
 export function field(text, control, hint) {
-  control.id = control.id || uid("f");
-  const parts = [h("label", { for: control.id }, text), control];
-  if (hint) {
-    const note = h("p", { class: "hint", id: uid("hint") }, hint);
-    control.setAttribute("aria-describedby", note.id);
-    parts.push(note);
-  }
-  return h("div", { class: "field" }, parts);
+	control.id = control.id || uid("f");
+	const parts = [h("label", { for: control.id }, text), control];
+	if (hint) {
+		const note = h("p", { class: "hint", id: uid("hint") }, hint);
+		control.setAttribute("aria-describedby", note.id);
+		parts.push(note);
+	}
+	return h("div", { class: "field" }, parts);
+}
+
+/** A form's main button. */
+export const primaryButton = (text) => h("button", { type: "submit", class: "primary" }, text);
+
+/** A checkbox or radio button with its label after it. */
+export function inline(input, text) {
+	input.id = input.id || uid("c");
+	return h("div", { class: "field inline" }, input, h("label", { for: input.id }, text));
 }
 
 /** Says `text` through the page's one aria-live region. */
 export function announce(text) {
-  const live = document.getElementById("live");
-  if (!live) return;
-  live.textContent = "";
-  setTimeout(() => { live.textContent = text; }, 30);
+	const live = document.getElementById("live");
+	if (!live) return;
+	live.textContent = "";
+	setTimeout(() => { live.textContent = text; }, 30);
 }
 
 /** Opens `dialog` modally; on close, focus returns where it was and `dialog` goes. */
 export function openDialog(dialog, onClose) {
-  const back = document.activeElement;
-  document.body.appendChild(dialog);
-  dialog.addEventListener("close", () => {
-    dialog.remove();
-    if (back && back.isConnected && back.focus) back.focus();
-    if (onClose) onClose(dialog.returnValue);
-  });
-  dialog.showModal();
-  return dialog;
+	const back = document.activeElement;
+	document.body.appendChild(dialog);
+	dialog.addEventListener("close", () => {
+		dialog.remove();
+		if (back?.isConnected) back.focus?.();
+		onClose?.(dialog.returnValue);
+	});
+	dialog.showModal();
+	return dialog;
 }

@@ -1,108 +1,98 @@
-// The account page (`/account`, contract §23, §25): name, password, personal
-// tokens and sessions. "Sign out" is in the frame.
+// The account page (§23): name, password, tokens and sessions.
 import { get, post, patch, del } from "../api.js";
-import { h, fill, field } from "../h.js";
+import { h, fill, field, primaryButton } from "../h.js";
 import { T } from "../text.js";
 import { go } from "../router.js";
 import { refreshMe } from "../app.js";
 import { frame } from "./frame.js";
-import { panel, said, attempt, timeEl, whenText, shownOnce, showError } from "./settings.js";
+import { panel, said, attempt, timeEl, whenText, shownOnce, showError, table } from "./parts.js";
 
 /** `/account`. */
 export async function accountPage(root, route, session) {
-  const main = frame(root, session, route);
-  const me = session.me;
-  // After a change /api/me shows: read it again and build the page anew.
-  const rebuild = async () => { await refreshMe(); go("/account", true); };
-  const tokens = tokensPanels();
-  fill(main, h("h1", {}, T.accountTitle), namePanel(me, rebuild), passwordPanel(me, rebuild, tokens.load), tokens.el);
-  await tokens.ready;
-  return {};
+	const main = frame(root, session, route);
+	const me = session.me;
+	const rebuild = async () => { await refreshMe(); go("/account", true); };
+	const tokens = tokensPanels();
+	fill(main, h("h1", {}, T.accountTitle), namePanel(me, rebuild), passwordPanel(me, rebuild, tokens.load), tokens.el);
+	await tokens.ready;
+	return {};
 }
 
-/** "Name" and "Save name": PATCH /api/me {name}. */
 function namePanel(me, rebuild) {
-  const p = panel(T.name);
-  const name = h("input", { name: "name", value: me.name, required: true, maxlength: 100, autocomplete: "username" });
-  const button = h("button", { type: "submit", class: "primary" }, T.saveName);
-  fill(p.body, h("form", { class: "row bottom", on: { submit: async (e) => {
-    e.preventDefault();
-    if (!(await attempt(p.alert, button, () => patch("/api/me", { name: name.value.trim() })))) return;
-    said(p, T.nameSaved);
-    await rebuild();
-  } } }, field(T.name, name), button));
-  return p.el;
+	const p = panel(T.name);
+	const name = h("input", { name: "name", value: me.name, required: true, maxlength: 100, autocomplete: "username" });
+	const button = primaryButton(T.saveName);
+	fill(p.body, h("form", { class: "row bottom", on: { submit: async (e) => {
+		e.preventDefault();
+		if (!(await attempt(p.alert, button, () => patch("/api/me", { name: name.value.trim() })))) return;
+		said(p, T.nameSaved);
+		await rebuild();
+	} } }, field(T.name, name), button));
+	return p.el;
 }
 
-/** "Current password" (when the account has one), "New password", "Change password". */
 function passwordPanel(me, rebuild, reloadTokens) {
-  const p = panel(T.password);
-  const current = h("input", { type: "password", name: "current", required: true, autocomplete: "current-password" });
-  const next = h("input", { type: "password", name: "new", required: true, autocomplete: "new-password" });
-  const button = h("button", { type: "submit", class: "primary" }, T.changePassword);
-  const form = h("form", { class: "stack", on: { submit: async (e) => {
-    e.preventDefault();
-    const password = me.hasPassword ? { current: current.value, new: next.value } : { new: next.value };
-    if (!(await attempt(p.alert, button, () => patch("/api/me", { password })))) return;
-    form.reset();
-    said(p, T.passwordChanged);
-    if (!me.hasPassword) return rebuild();
-    await reloadTokens();
-  } } },
-  // A hidden user name helps password managers file the new password.
-  h("input", { type: "text", name: "username", autocomplete: "username", value: me.name, hidden: true }),
-  me.hasPassword ? field(T.currentPassword, current) : h("p", { class: "note" }, T.noPasswordYet),
-  field(T.newPassword, next, T.passwordHint), h("div", {}, button));
-  fill(p.body, form);
-  return p.el;
+	const p = panel(T.password);
+	const current = h("input", { type: "password", name: "current", required: true, autocomplete: "current-password" });
+	const next = h("input", { type: "password", name: "new", required: true, autocomplete: "new-password" });
+	const button = primaryButton(T.changePassword);
+	const form = h("form", { class: "stack", on: { submit: async (e) => {
+		e.preventDefault();
+		const password = me.hasPassword ? { current: current.value, new: next.value } : { new: next.value };
+		if (!(await attempt(p.alert, button, () => patch("/api/me", { password })))) return;
+		form.reset();
+		said(p, T.passwordChanged);
+		if (!me.hasPassword) return rebuild();
+		await reloadTokens();
+	} } },
+	// A hidden user name helps password managers file the new password.
+	h("input", { type: "text", name: "username", autocomplete: "username", value: me.name, hidden: true }),
+	me.hasPassword ? field(T.currentPassword, current) : h("p", { class: "note" }, T.noPasswordYet),
+	field(T.newPassword, next, T.passwordHint), h("div", {}, button));
+	fill(p.body, form);
+	return p.el;
 }
 
-/** "Personal tokens" (create one, shown once; revoke) and "Sessions" (revoke). */
 function tokensPanels() {
-  const tp = panel(T.tokens);
-  const sp = panel(T.sessions);
-  const list = h("div", {});
-  const sessions = h("div", {});
-  const once = h("div", {});
-  const head = (...names) => h("thead", {}, h("tr", {}, names.map((n) => h("th", { scope: "col" }, n))));
-  const table = (headings, rows) => h("div", { class: "table-scroll" }, h("table", {}, head(...headings), h("tbody", {}, rows)));
-  // A "Revoke" button named `name`: DELETE /api/tokens/<id>, then the lists again.
-  const revoke = (p, token, name) => {
-    const button = h("button", { type: "button", "aria-label": name, on: { click: async () => {
-      if (!(await attempt(p.alert, button, () => del(`/api/tokens/${encodeURIComponent(token.id)}`)))) return;
-      said(p, T.tokenRevoked);
-      p.heading.focus();
-      await load().catch(showError(p));
-    } } }, T.revoke);
-    return button;
-  };
-  const load = async () => {
-    const all = await get("/api/tokens");
-    const personal = all.filter((t) => t.kind === "personal");
-    fill(list, personal.length
-      ? table([T.label, T.created, T.expires, T.lastUsed, T.actions], personal.map((t) => h("tr", {},
-        h("td", { class: "wrap" }, t.label || "—"), h("td", {}, timeEl(t.createdAt)), h("td", {}, timeEl(t.expiresAt)),
-        h("td", {}, timeEl(t.lastUsedAt)), h("td", {}, revoke(tp, t, T.revokeToken(t.label || whenText(t.createdAt)))))))
-      : h("p", { class: "hint" }, T.noTokens));
-    fill(sessions, table([T.signedIn, T.expires, T.lastUsed, T.actions], all.filter((t) => t.kind === "session").map((t) => h("tr", {},
-      h("td", {}, timeEl(t.createdAt)), h("td", {}, timeEl(t.expiresAt)), h("td", {}, timeEl(t.lastUsedAt)),
-      h("td", {}, revoke(sp, t, T.revokeSession(whenText(t.createdAt))))))));
-  };
-  // The form: "Token label", "Expires in days", "Create token".
-  const label = h("input", { name: "label", required: true, maxlength: 100, autocomplete: "off" });
-  const days = h("input", { name: "expiresInDays", type: "number", min: 1, max: 3650, step: 1, inputmode: "numeric" });
-  const button = h("button", { type: "submit", class: "primary" }, T.createToken);
-  const form = h("form", { class: "row bottom", on: { submit: async (e) => {
-    e.preventDefault();
-    const body = { label: label.value.trim(), expiresInDays: days.value ? Number(days.value) : undefined };
-    let made;
-    if (!(await attempt(tp.alert, button, async () => { made = await post("/api/tokens", body); }))) return;
-    form.reset();
-    fill(once, shownOnce(T.newToken, T.copyToken, made.token, T.tokenOnce));
-    await load().catch(showError(tp));
-  } } }, field(T.tokenLabel, label), field(T.expiresInDays, days, T.expiresHint), button);
-  fill(tp.body, h("p", { class: "hint" }, T.tokensLead), form, once, list);
-  fill(sp.body, h("p", { class: "hint" }, T.sessionsLead), sessions);
-  const ready = load().catch(showError(tp));
-  return { el: [tp.el, sp.el], load: () => load().catch(showError(tp)), ready };
+	const tp = panel(T.tokens);
+	const sp = panel(T.sessions);
+	const list = h("div", {});
+	const sessions = h("div", {});
+	const once = h("div", {});
+	const revoke = (p, token, name) => {
+		const button = h("button", { "aria-label": name, on: { click: async () => {
+			if (!(await attempt(p.alert, button, () => del(`/api/tokens/${encodeURIComponent(token.id)}`)))) return;
+			said(p, T.tokenRevoked);
+			p.heading.focus();
+			await load().catch(showError(p));
+		} } }, T.revoke);
+		return button;
+	};
+	const load = async () => {
+		const all = await get("/api/tokens");
+		const personal = all.filter((t) => t.kind === "personal");
+		fill(list, personal.length
+			? table([T.label, T.created, T.expires, T.lastUsed, T.actions], personal.map((t) => h("tr", {},
+				h("td", { class: "wrap" }, t.label || "—"), h("td", {}, timeEl(t.createdAt)), h("td", {}, timeEl(t.expiresAt)),
+				h("td", {}, timeEl(t.lastUsedAt)), h("td", {}, revoke(tp, t, T.revokeToken(t.label || whenText(t.createdAt)))))))
+			: h("p", { class: "hint" }, T.noTokens));
+		fill(sessions, table([T.signedIn, T.expires, T.lastUsed, T.actions], all.filter((t) => t.kind === "session").map((t) =>
+			[timeEl(t.createdAt), timeEl(t.expiresAt), timeEl(t.lastUsedAt), revoke(sp, t, T.revokeSession(whenText(t.createdAt)))])));
+	};
+	const label = h("input", { name: "label", required: true, maxlength: 100, autocomplete: "off" });
+	const days = h("input", { name: "expiresInDays", type: "number", min: 1, max: 3650, step: 1, inputmode: "numeric" });
+	const button = primaryButton(T.createToken);
+	const form = h("form", { class: "row bottom", on: { submit: async (e) => {
+		e.preventDefault();
+		const body = { label: label.value.trim(), expiresInDays: days.value ? Number(days.value) : undefined };
+		let made;
+		if (!(await attempt(tp.alert, button, async () => { made = await post("/api/tokens", body); }))) return;
+		form.reset();
+		fill(once, shownOnce(T.newToken, T.copyToken, made.token, T.tokenOnce));
+		await load().catch(showError(tp));
+	} } }, field(T.tokenLabel, label), field(T.expiresInDays, days, T.expiresHint), button);
+	fill(tp.body, h("p", { class: "hint" }, T.tokensLead), form, once, list);
+	fill(sp.body, h("p", { class: "hint" }, T.sessionsLead), sessions);
+	const ready = load().catch(showError(tp));
+	return { el: [tp.el, sp.el], load: () => load().catch(showError(tp)), ready };
 }

@@ -1,8 +1,6 @@
-// The board page (contract §25): one region per column, its cards in order,
-// drag and drop, the keyboard "Move" action, column management, and live
-// events. State lives in the store; this view renders what changed.
+// The board page (§25): columns, cards, moves and live events.
 import { get, patch, post, query } from "../api.js";
-import { h, fill, uid, announce } from "../h.js";
+import { h, fill, uid, announce, primaryButton } from "../h.js";
 import { T } from "../text.js";
 import { BoardStore, placement } from "../store.js";
 import { follow } from "../events.js";
@@ -17,312 +15,302 @@ import { refreshMe } from "../app.js";
 
 /** Shows a refusal for a while, in an alert with a Close button. */
 export function toast(text) {
-  const close = h("button", { type: "button" }, T.close);
-  const note = h("div", { class: "alert", role: "alert" }, h("span", {}, text), close);
-  close.addEventListener("click", () => note.remove());
-  document.getElementById("toasts").appendChild(note);
-  setTimeout(() => note.remove(), 10000);
+	const close = h("button", {}, T.close);
+	const note = h("div", { class: "alert", role: "alert" }, h("span", {}, text), close);
+	close.addEventListener("click", () => note.remove());
+	document.getElementById("toasts").appendChild(note);
+	setTimeout(() => note.remove(), 10000);
 }
 
+/** `/w/<tenant>` (and `/p/<project>`, `/c/<card>`). */
 export async function boardPage(root, route, session) {
-  const ws = workspaceOf(session.me, route);
-  const main = frame(root, session, route);
-  if (!ws) {
-    fill(main, h("h1", {}, T.notFound), h("p", {}, h("a", { href: "/" }, T.backToBoard)));
-    return null;
-  }
-  localStorage.setItem("board.last", boardPath(ws.id, route.project));
-  const store = new BoardStore();
-  const ctx = {
-    ws, route, store, me: session.me, labels: new Map(), members: new Map(), settings: null,
-    canWrite: ws.role !== "VIEWER", manage: false,
-  };
-  const heading = h("h1", { class: "visually-hidden" }, `${T.board}: ${ws.name}`);
-  const note = h("p", { class: "note", hidden: true }, T.managementOff);
-  const scroller = h("div", { class: "columns" });
-  fill(main, h("div", { class: "board-bar" }, heading, note), scroller);
-  const views = new Map(); // column id -> {section, list, head}
-  const tiles = new Map(); // card id -> {card, el}
+	const ws = workspaceOf(session.me, route);
+	const main = frame(root, session, route);
+	if (!ws) {
+		fill(main, h("h1", {}, T.notFound), h("p", {}, h("a", { href: "/" }, T.backToBoard)));
+		return null;
+	}
+	localStorage.setItem("board.last", boardPath(ws.id, route.project));
+	const store = new BoardStore();
+	const ctx = {
+		ws, route, store, me: session.me, labels: new Map(), members: new Map(), settings: null,
+		canWrite: ws.role !== "VIEWER", manage: false,
+	};
+	const heading = h("h1", { class: "visually-hidden" }, `${T.board}: ${ws.name}`);
+	const note = h("p", { class: "note", hidden: true }, T.managementOff);
+	const scroller = h("div", { class: "columns" });
+	fill(main, h("div", { class: "board-bar" }, heading, note), scroller);
+	const views = new Map();
+	const tiles = new Map();
 
-  // Rendering -------------------------------------------------------------
-  // Puts `els` in `list` in order, moving only what is out of place (a move
-  // touches one card); a first draw builds the list in one fragment.
-  const place = (list, els) => {
-    if (!list.firstChild) {
-      const fragment = document.createDocumentFragment();
-      for (const el of els) fragment.appendChild(el);
-      list.appendChild(fragment);
-      return;
-    }
-    const keep = new Set(els);
-    for (const child of [...list.children]) if (!keep.has(child)) child.remove();
-    let at = list.firstChild;
-    for (const el of els) {
-      if (el === at) at = at.nextSibling;
-      else list.insertBefore(el, at);
-    }
-  };
-  const tileOf = (id, column) => {
-    const card = store.cards.get(id);
-    const held = tiles.get(id);
-    if (held && held.card === card && held.done === column.done) return held.el;
-    const el = tile(card, ctx, column.done);
-    tiles.set(id, { card, el, done: column.done });
-    return el;
-  };
-  const renderHead = (column, view) => {
-    const n = column.cardIds.length;
-    const over = column.wipLimit !== null && column.wipLimit !== undefined && n > column.wipLimit;
-    const name = h("h2", { id: uid("col") }, column.name);
-    fill(view.head, name,
-      h("span", { class: over ? "count over" : "count" },
-        h("span", { "aria-hidden": "true" }, T.count(n, column.wipLimit)),
-        h("span", { class: "visually-hidden" }, T.countLabel(n, column.wipLimit, over))),
-      column.done ? h("span", { class: "done-mark" }, T.doneMark) : null,
-      ctx.manage ? h("button", { type: "button", class: "link", "aria-label": T.columnActions(column.name), data: { action: "column" } }, "⋯") : null);
-    view.section.setAttribute("aria-labelledby", name.id);
-    view.section.className = `column accent-${column.accent}`;
-    view.list.setAttribute("aria-label", T.cardsIn(column.name));
-  };
-  const renderColumn = (column) => {
-    let view = views.get(column.id);
-    if (!view) {
-      const head = h("header");
-      const list = h("ul", { class: "cards" });
-      const add = ctx.canWrite ? h("button", { type: "button", data: { action: "add" } }, `+ ${T.addCard}`) : null;
-      const section = h("section", { data: { id: column.id } }, head, list, h("div", { class: "column-foot" }, add));
-      view = { section, list, head };
-      views.set(column.id, view);
-    }
-    renderHead(column, view);
-    place(view.list, column.cardIds.map((id) => tileOf(id, column)));
-    return view.section;
-  };
-  const adder = h("div", { class: "add-column" }, h("button", { type: "button", on: { click: () => addColumnDialog(ctx, reload) } }, `+ ${T.addColumn}`));
-  const renderAll = () => {
-    const keep = new Set(store.columns.map((c) => c.id));
-    for (const id of views.keys()) if (!keep.has(id)) views.delete(id);
-    const sections = store.columns.map(renderColumn);
-    // Moved only where out of place: a section taken out and put back would
-    // lose the keyboard focus inside it.
-    place(scroller, ctx.manage ? [...sections, adder] : sections);
-    note.hidden = ctx.manage || !ctx.canWrite;
-  };
-  // A tile drawn again keeps the keyboard focus it held.
-  const heldFocus = () => {
-    const a = document.activeElement;
-    const li = a && a.closest && a.closest("li.card");
-    return li ? { id: li.dataset.id, selector: a.matches("button.move") ? "button.move" : "a.title" } : null;
-  };
-  const giveFocus = (held) => {
-    if (!held || (document.activeElement && document.activeElement.closest && document.activeElement.closest("li.card"))) return;
-    const el = scroller.querySelector(`li.card[data-id="${CSS.escape(held.id)}"] ${held.selector}`);
-    if (el) el.focus();
-  };
-  // Nothing is drawn again under a drag: the whole board is, once it ends.
-  let held = null; // the columns to draw again after the drag, or "all"
-  const hold = (columns) => {
-    if (held === "all" || columns === "all") held = "all";
-    else held = new Set([...(held || []), ...columns]);
-  };
-  const unhook = afterDrag(() => {
-    const change = held;
-    held = null;
-    if (change === "all") renderAll();
-    else if (change) render({ columns: change, cards: new Set() });
-  });
-  store.subscribe((change) => {
-    if (dragging()) {
-      hold(change.columns === "all" ? "all" : [...change.columns, ...[...change.cards].map((id) => {
-        const where = store.where(id);
-        return where ? where.column.id : null;
-      }).filter(Boolean)]);
-      return;
-    }
-    const focus = heldFocus();
-    render(change);
-    giveFocus(focus);
-  });
-  const render = (change) => {
-    if (change.columns === "all") return renderAll();
-    for (const id of change.columns) {
-      const column = store.column(id);
-      if (column) renderColumn(column);
-    }
-    for (const id of change.cards) {
-      const where = store.where(id);
-      if (!where || change.columns.has(where.column.id)) continue;
-      const old = tiles.get(id);
-      const el = tileOf(id, where.column);
-      if (old && old.el !== el) old.el.replaceWith(el);
-    }
-  };
+	// Puts `els` in `list` in order, moving only what is out of place.
+	const place = (list, els) => {
+		if (!list.firstChild) return list.append(...els);
+		const keep = new Set(els);
+		for (const child of [...list.children]) if (!keep.has(child)) child.remove();
+		let at = list.firstChild;
+		for (const el of els) {
+			if (el === at) at = at.nextSibling;
+			else list.insertBefore(el, at);
+		}
+	};
+	const tileOf = (id, column) => {
+		const card = store.cards.get(id);
+		const held = tiles.get(id);
+		if (held?.card === card && held.done === column.done) return held.el;
+		const el = tile(card, ctx, column.done);
+		tiles.set(id, { card, el, done: column.done });
+		return el;
+	};
+	const renderHead = (column, view) => {
+		const n = column.cardIds.length;
+		const over = column.wipLimit !== null && column.wipLimit !== undefined && n > column.wipLimit;
+		const name = h("h2", { id: uid("col") }, column.name);
+		fill(view.head, name,
+			h("span", { class: over ? "count over" : "count" },
+				h("span", { "aria-hidden": "true" }, T.count(n, column.wipLimit)),
+				h("span", { class: "visually-hidden" }, T.countLabel(n, column.wipLimit, over))),
+			column.done ? h("span", { class: "done-mark" }, T.doneMark) : null,
+			ctx.manage ? h("button", { class: "link", "aria-label": T.columnActions(column.name), data: { action: "column" } }, "⋯") : null);
+		view.section.setAttribute("aria-labelledby", name.id);
+		view.section.className = `column accent-${column.accent}`;
+		view.list.setAttribute("aria-label", T.cardsIn(column.name));
+	};
+	const renderColumn = (column) => {
+		let view = views.get(column.id);
+		if (!view) {
+			const head = h("header");
+			const list = h("ul", { class: "cards" });
+			const add = ctx.canWrite ? h("button", { data: { action: "add" } }, `+ ${T.addCard}`) : null;
+			const section = h("section", { data: { id: column.id } }, head, list, h("div", { class: "column-foot" }, add));
+			view = { section, list, head };
+			views.set(column.id, view);
+		}
+		renderHead(column, view);
+		place(view.list, column.cardIds.map((id) => tileOf(id, column)));
+		return view.section;
+	};
+	const adder = h("div", { class: "add-column" }, h("button", { on: { click: () => addColumnDialog(ctx, reload) } }, `+ ${T.addColumn}`));
+	const renderAll = () => {
+		const keep = new Set(store.columns.map((c) => c.id));
+		for (const id of views.keys()) if (!keep.has(id)) views.delete(id);
+		const sections = store.columns.map(renderColumn);
+		// Moved only where out of place: a section put back would lose its focus.
+		place(scroller, ctx.manage ? [...sections, adder] : sections);
+		note.hidden = ctx.manage || !ctx.canWrite;
+	};
+	// A tile drawn again keeps the keyboard focus it held.
+	const cardOf = (el) => el?.closest?.("li.card");
+	const heldFocus = () => {
+		const a = document.activeElement;
+		const li = cardOf(a);
+		return li ? { id: li.dataset.id, selector: a.matches("button.move") ? "button.move" : "a.title" } : null;
+	};
+	const giveFocus = (held) => {
+		if (!held || cardOf(document.activeElement)) return;
+		const el = scroller.querySelector(`li.card[data-id="${CSS.escape(held.id)}"] ${held.selector}`);
+		el?.focus();
+	};
+	// Nothing is drawn again under a drag: the whole board is, once it ends.
+	let held = null; // the columns to draw again after the drag, or "all"
+	const hold = (columns) => {
+		if (held === "all" || columns === "all") held = "all";
+		else held = new Set([...(held || []), ...columns]);
+	};
+	const unhook = afterDrag(() => {
+		const change = held;
+		held = null;
+		if (change === "all") renderAll();
+		else if (change) render({ columns: change, cards: new Set() });
+	});
+	store.subscribe((change) => {
+		if (dragging()) {
+			hold(change.columns === "all" ? "all" : [...change.columns, ...[...change.cards].map((id) => {
+				const where = store.where(id);
+				return where?.column.id;
+			}).filter(Boolean)]);
+			return;
+		}
+		const focus = heldFocus();
+		render(change);
+		giveFocus(focus);
+	});
+	const render = (change) => {
+		if (change.columns === "all") return renderAll();
+		for (const id of change.columns) {
+			const column = store.column(id);
+			if (column) renderColumn(column);
+		}
+		for (const id of change.cards) {
+			const where = store.where(id);
+			if (!where || change.columns.has(where.column.id)) continue;
+			const old = tiles.get(id);
+			const el = tileOf(id, where.column);
+			if (old && old.el !== el) old.el.replaceWith(el);
+		}
+	};
 
-  // Reading ---------------------------------------------------------------
-  const boardUrl = `/api/board${query({ tenant: ws.id, project: route.project })}`;
-  let loaded = false;
-  const queued = [];
-  const readLabels = async () => {
-    const labels = await get(`/api/labels${query({ tenant: ws.id })}`);
-    ctx.labels = new Map(labels.map((l) => [l.id, l]));
-  };
-  const readMembers = async () => {
-    const members = await get(`/api/members${query({ tenant: ws.id })}`);
-    ctx.members = new Map(members.map((m) => [m.accountId, m]));
-  };
-  const readSettings = async () => {
-    ctx.settings = await get(`/api/settings${query({ tenant: ws.id })}`);
-    ctx.manage = ctx.canWrite && ctx.settings.columnManagement;
-  };
-  async function reload() {
-    store.load(await get(boardUrl));
-  }
-  async function first() {
-    const board = get(boardUrl);
-    await Promise.all([readLabels(), readMembers(), readSettings()]);
-    store.load(await board);
-    // "board": from navigation to the frame after every column was drawn.
-    requestAnimationFrame(() => setTimeout(() => {
-      performance.mark("board-shown");
-      performance.measure("board", { start: 0, end: "board-shown" });
-    }, 0));
-    loaded = true;
-    for (const e of queued.splice(0)) onEvent(e);
-  }
+	const boardUrl = `/api/board${query({ tenant: ws.id, project: route.project })}`;
+	const tenant = query({ tenant: ws.id });
+	let loaded = false;
+	const queued = [];
+	const readLabels = async () => {
+		const labels = await get(`/api/labels${tenant}`);
+		ctx.labels = new Map(labels.map((l) => [l.id, l]));
+	};
+	const readMembers = async () => {
+		const members = await get(`/api/members${tenant}`);
+		ctx.members = new Map(members.map((m) => [m.accountId, m]));
+	};
+	const readSettings = async () => {
+		ctx.settings = await get(`/api/settings${tenant}`);
+		ctx.manage = ctx.canWrite && ctx.settings.columnManagement;
+	};
+	async function reload() {
+		store.load(await get(boardUrl));
+	}
+	async function first() {
+		const board = get(boardUrl);
+		await Promise.all([readLabels(), readMembers(), readSettings()]);
+		store.load(await board);
+		// "board": from navigation to the frame after every column was drawn.
+		requestAnimationFrame(() => setTimeout(() => {
+			performance.mark("board-shown");
+			performance.measure("board", { start: 0, end: "board-shown" });
+		}, 0));
+		loaded = true;
+		for (const e of queued.splice(0)) onEvent(e);
+	}
 
-  // Live ------------------------------------------------------------------
-  let lastSeq = 0;
-  let reloadTimer = null;
-  const later = (fn) => {
-    clearTimeout(reloadTimer);
-    reloadTimer = setTimeout(() => fn().catch((e) => toast(e.message)), 150);
-  };
-  function onEvent(e) {
-    lastSeq = Math.max(lastSeq, e.seq || 0);
-    if (!loaded) return queued.push(e);
-    // The open card's dialog follows the stream too.
-    if (dialog && dialog.onEvent) dialog.onEvent(e);
-    if (store.apply(e)) return;
-    if (e.type.startsWith("label.")) return later(async () => { await readLabels(); tiles.clear(); renderAll(); });
-    if (e.type.startsWith("member.")) return later(async () => { await readMembers(); tiles.clear(); renderAll(); });
-    if (e.type.startsWith("project.")) return later(refreshMe);
-    if (e.type === "settings.updated") return later(async () => { await readSettings(); await reload(); });
-    if (e.type.startsWith("checklist.") && e.subject.cardId && store.cards.has(e.subject.cardId)) {
-      return get(`/api/cards/${e.subject.cardId}`).then((card) => store.put(card)).catch(() => {});
-    }
-    if (e.type.startsWith("relation.") || e.type === "comment.updated") return;
-    later(reload);
-  }
-  let stop = () => {};
-  let stopped = false;
-  const listen = () => {
-    stop = follow(ws.id, lastSeq, {
-      onEvent,
-      onReset: () => later(reload),
-      // A first connection after the board was read: read it again (304 when
-      // nothing changed), so that nothing committed in between is missed.
-      onOpen: (firstOpen) => { if (firstOpen && loaded) later(reload); },
-      onDown: (closed) => {
-        if (closed && !stopped) setTimeout(() => { if (!stopped) { stop(); listen(); } }, 3000);
-      },
-    });
-  };
-  listen();
+	let lastSeq = 0;
+	let reloadTimer = null;
+	const later = (fn) => {
+		clearTimeout(reloadTimer);
+		reloadTimer = setTimeout(() => fn().catch((e) => toast(e.message)), 150);
+	};
+	function onEvent(e) {
+		lastSeq = Math.max(lastSeq, e.seq || 0);
+		if (!loaded) return queued.push(e);
+		dialog?.onEvent(e);
+		if (store.apply(e)) return;
+		const redraw = (read) => later(async () => { await read(); tiles.clear(); renderAll(); });
+		if (e.type.startsWith("label.")) return redraw(readLabels);
+		if (e.type.startsWith("member.")) return redraw(readMembers);
+		if (e.type.startsWith("project.")) return later(refreshMe);
+		if (e.type === "settings.updated") return later(async () => { await readSettings(); await reload(); });
+		if (e.type.startsWith("checklist.") && e.subject.cardId && store.cards.has(e.subject.cardId)) {
+			return get(`/api/cards/${e.subject.cardId}`).then((card) => store.put(card)).catch(() => {});
+		}
+		if (e.type.startsWith("relation.") || e.type === "comment.updated") return;
+		later(reload);
+	}
+	let stop = () => {};
+	let stopped = false;
+	const listen = () => {
+		stop = follow(ws.id, lastSeq, {
+			onEvent,
+			onReset: () => later(reload),
+			// Read again after the first connection: nothing committed between is missed.
+			onOpen: (firstOpen) => { if (firstOpen && loaded) later(reload); },
+			onDown: (closed) => {
+				if (closed && !stopped) setTimeout(() => { if (!stopped) { stop(); listen(); } }, 3000);
+			},
+		});
+	};
+	listen();
 
-  // Moving ----------------------------------------------------------------
-  async function moveCard(cardId, columnId, index) {
-    const column = store.column(columnId);
-    const card = store.cards.get(cardId);
-    if (!column || !card) return;
-    const others = column.cardIds.filter((id) => id !== cardId);
-    const body = { columnId, ...placement(others, index) };
-    const undo = store.moveLocal(cardId, columnId, index);
-    try {
-      const answer = await patch(`/api/cards/${cardId}`, body);
-      store.put(answer);
-      announce(T.moved(card.title, column.name));
-    } catch (e) {
-      store.undo(undo);
-      toast(T.moveRefused(card.title, e.message));
-      announce(T.moveRefused(card.title, e.message));
-    }
-  }
-  async function moveColumn(columnId, index) {
-    const ids = store.columns.map((c) => c.id).filter((id) => id !== columnId);
-    ids.splice(index, 0, columnId);
-    try {
-      await patch("/api/columns/order", { columnIds: ids });
-    } catch (e) {
-      toast(e.message);
-    }
-    await reload();
-  }
-  ctx.moveCard = moveCard;
-  ctx.moveColumn = moveColumn;
-  ctx.reload = reload;
-  if (ctx.canWrite) draggableCards(scroller, scroller, moveCard);
-  draggableColumns(scroller, scroller, (id, index) => (ctx.manage ? moveColumn(id, index) : renderAll()));
+	async function moveCard(cardId, columnId, index) {
+		const column = store.column(columnId);
+		const card = store.cards.get(cardId);
+		if (!column || !card) return;
+		const others = column.cardIds.filter((id) => id !== cardId);
+		const body = { columnId, ...placement(others, index) };
+		const undo = store.moveLocal(cardId, columnId, index);
+		try {
+			const answer = await patch(`/api/cards/${cardId}`, body);
+			store.put(answer);
+			announce(T.moved(card.title, column.name));
+		} catch (e) {
+			store.undo(undo);
+			toast(T.moveRefused(card.title, e.message));
+			announce(T.moveRefused(card.title, e.message));
+		}
+	}
+	async function moveColumn(columnId, index) {
+		const ids = store.columns.map((c) => c.id).filter((id) => id !== columnId);
+		ids.splice(index, 0, columnId);
+		try {
+			await patch("/api/columns/order", { columnIds: ids });
+		} catch (e) {
+			toast(e.message);
+		}
+		await reload();
+	}
+	ctx.moveCard = moveCard;
+	ctx.moveColumn = moveColumn;
+	ctx.reload = reload;
+	if (ctx.canWrite) draggableCards(scroller, scroller, moveCard);
+	draggableColumns(scroller, scroller, (id, index) => (ctx.manage ? moveColumn(id, index) : renderAll()));
 
-  // Actions ---------------------------------------------------------------
-  scroller.addEventListener("click", (e) => {
-    const button = e.target.closest("button[data-action]");
-    if (!button) return;
-    const section = button.closest("section.column");
-    const column = store.column(section.dataset.id);
-    if (button.dataset.action === "add") return addCardForm(column, button);
-    if (button.dataset.action === "column") return columnDialog(ctx, column);
-    if (button.dataset.action === "move") {
-      const card = store.cards.get(button.closest("li.card").dataset.id);
-      return moveDialog(ctx, card);
-    }
-  });
-  function addCardForm(column, button) {
-    const input = h("textarea", { rows: 2, required: true, maxlength: 500 });
-    const alert = h("p", { class: "alert", role: "alert", hidden: true });
-    const form = h("form", { class: "stack add-card" },
-      h("label", { class: "visually-hidden", for: (input.id = uid("title")) }, T.cardTitle), input, alert,
-      h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, T.addCard),
-        h("button", { type: "button", on: { click: () => done() } }, T.cancel)));
-    const done = () => { form.replaceWith(button); button.focus(); };
-    input.addEventListener("keydown", (e) => {
-      if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
-      if (e.key === "Escape") done();
-    });
-    form.addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const title = input.value.trim();
-      if (!title) return input.focus();
-      try {
-        const card = await post("/api/cards", { tenantId: ws.id, projectId: route.project || undefined, columnId: column.id, title });
-        store.put(card);
-        input.value = "";
-        alert.hidden = true;
-        input.focus();
-      } catch (err) {
-        alert.textContent = err.message;
-        alert.hidden = false;
-      }
-    });
-    button.replaceWith(form);
-    input.focus();
-  }
+	scroller.addEventListener("click", (e) => {
+		const button = e.target.closest("button[data-action]");
+		if (!button) return;
+		const section = button.closest("section.column");
+		const column = store.column(section.dataset.id);
+		if (button.dataset.action === "add") return addCardForm(column, button);
+		if (button.dataset.action === "column") return columnDialog(ctx, column);
+		if (button.dataset.action === "move") {
+			const card = store.cards.get(button.closest("li.card").dataset.id);
+			return moveDialog(ctx, card);
+		}
+	});
+	function addCardForm(column, button) {
+		const input = h("textarea", { rows: 2, required: true, maxlength: 500 });
+		const alert = h("p", { class: "alert", role: "alert", hidden: true });
+		const form = h("form", { class: "stack add-card" },
+			h("label", { class: "visually-hidden", for: (input.id = uid("title")) }, T.cardTitle), input, alert,
+			h("div", { class: "row" }, primaryButton(T.addCard),
+				h("button", { on: { click: () => done() } }, T.cancel)));
+		const done = () => { form.replaceWith(button); button.focus(); };
+		input.addEventListener("keydown", (e) => {
+			if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
+			if (e.key === "Escape") done();
+		});
+		form.addEventListener("submit", async (e) => {
+			e.preventDefault();
+			const title = input.value.trim();
+			if (!title) return input.focus();
+			try {
+				const card = await post("/api/cards", { tenantId: ws.id, projectId: route.project || undefined, columnId: column.id, title });
+				store.put(card);
+				input.value = "";
+				alert.hidden = true;
+				input.focus();
+			} catch (err) {
+				alert.textContent = err.message;
+				alert.hidden = false;
+			}
+		});
+		button.replaceWith(form);
+		input.focus();
+	}
 
-  let dialog = null;
-  await first();
-  dialog = route.card ? openCard(ctx, route.card) : null;
-  return {
-    update(r) {
-      if (r.project !== route.project) return false;
-      if (dialog) dialog.close();
-      dialog = r.card ? openCard(ctx, r.card) : null;
-      return true;
-    },
-    destroy() {
-      stopped = true;
-      stop();
-      unhook();
-      clearTimeout(reloadTimer);
-      if (dialog) dialog.close();
-    },
-  };
+	let dialog = null;
+	await first();
+	dialog = route.card ? openCard(ctx, route.card) : null;
+	return {
+		update(r) {
+			if (r.project !== route.project) return false;
+			dialog?.close();
+			dialog = r.card ? openCard(ctx, r.card) : null;
+			return true;
+		},
+		destroy() {
+			stopped = true;
+			stop();
+			unhook();
+			clearTimeout(reloadTimer);
+			dialog?.close();
+		},
+	};
 }

@@ -1,222 +1,191 @@
-// The card dialog (contract §25): a modal <dialog> at `/w/<tenant>/c/<card>`,
-// named by the card's title. This module is the shell: it reads the card
-// (`?html=true`, with its ETag), draws the parts, follows live events, and
-// holds the actions archive, restore and delete. The parts: cardtext.js
-// (title and description, their Preview and the 412 choice: the decisions are
-// at its top), cardfields.js (due date, labels, assignees), checklist.js and
-// history.js; comments, attachments and links are another person's modules,
-// loaded when present.
-//
-// Decided: archive and delete ask first, in a <dialog>; restore does not (it
-// undoes an archive and loses nothing). After archive or delete the dialog
-// closes and focus goes to the neighbouring card (or the column's "Add card").
+// The card dialog (§25). Decisions: docs/decisions.md.
 import { get, post, del } from "../api.js";
 import { h, uid, openDialog, announce } from "../h.js";
 import { T } from "../text.js";
 import { go, boardPath } from "../router.js";
-import { confirmDialog } from "./settings.js";
+import { confirmDialog } from "./parts.js";
 import { titlePart, descriptionPart } from "./cardtext.js";
 import { fieldsPart } from "./cardfields.js";
 import { checklistPart } from "./checklist.js";
 import { historyPart } from "./history.js";
+import { commentsPart } from "./comments.js";
+import { attachmentsPart } from "./attachments.js";
+import { linksPart } from "./links.js";
 
-// The other parts: [slot name, loader, export]. Each may be missing: the
-// dialog works without it.
-const EXTRAS = [
-  ["comments", () => import("./comments.js"), "commentsSection"],
-  ["attachments", () => import("./attachments.js"), "attachmentsSection"],
-  ["links", () => import("./links.js"), "linksSection"],
-];
 const REFRESHING = new Set(["card.updated", "card.moved", "card.archived", "card.restored"]);
 
 /** Opens card `id` over the board; closing it goes back to the board's path. */
 export function openCard(ctx, id) {
-  performance.mark("card-open");
-  const url = `/api/cards/${encodeURIComponent(id)}`;
-  const heading = h("h2", { id: uid("card") }, T.loading);
-  const alert = h("p", { class: "alert", role: "alert", hidden: true });
-  const where = h("p", { class: "hint" });
-  const archivedNote = h("p", { class: "note", hidden: true }, T.cardIsArchived);
-  const state = { card: null, etag: null };
-  let ended = false; // closing or closed: events and answers no longer drawn
-  let closing = false; // closed by the board (a navigation): no navigation back
-  let returnFocus = null;
-  let reading = 0; // reads of the card sent
-  let drawn = 0; // the last one drawn
-  let shown = false;
-  let deleting = false;
-  let timer = null; // a read of the card after an event
-  const shared = {
-    id, url, ctx, state,
-    fail(e) {
-      alert.textContent = e.message;
-      alert.hidden = false;
-    },
-    /** Reads the card again and draws it; resolves to {card, etag} as read. */
-    async refresh() {
-      const n = ++reading;
-      const { data, etag } = await get(`${url}?html=true`, { withEtag: true });
-      // A read drawn is never replaced by one sent before it.
-      if (n > drawn && !ended) {
-        drawn = n;
-        state.card = data;
-        state.etag = etag;
-        draw();
-      }
-      return { card: data, etag };
-    },
-    /** Sends a change that answers the card; the board and the dialog follow. */
-    async change(send) {
-      alert.hidden = true;
-      try {
-        ctx.store.put(await send());
-      } catch (e) {
-        shared.fail(e);
-      }
-      await shared.refresh().catch(shared.fail);
-    },
-  };
+	performance.mark("card-open");
+	const url = `/api/cards/${encodeURIComponent(id)}`;
+	const heading = h("h2", { id: uid("card") }, T.loading);
+	const alert = h("p", { class: "alert", role: "alert", hidden: true });
+	const where = h("p", { class: "hint" });
+	const archivedNote = h("p", { class: "note", hidden: true }, T.cardIsArchived);
+	const state = { card: null, etag: null };
+	let ended = false;
+	let closing = false;
+	let returnFocus = null;
+	let reading = 0;
+	let drawn = 0;
+	let shown = false;
+	let deleting = false;
+	let timer = null;
+	const shared = {
+		id, url, ctx, state,
+		fail(e) {
+			alert.textContent = e.message;
+			alert.hidden = false;
+		},
+		/** Reads the card again and draws it; resolves to {card, etag} as read. */
+		async refresh() {
+			const n = ++reading;
+			const { data, etag } = await get(`${url}?html=true`, { withEtag: true });
+			// A read drawn is never replaced by one sent before it.
+			if (n > drawn && !ended) {
+				drawn = n;
+				state.card = data;
+				state.etag = etag;
+				draw();
+			}
+			return { card: data, etag };
+		},
+		/** Sends a change that answers the card; the board and the dialog follow. */
+		async change(send) {
+			alert.hidden = true;
+			try {
+				ctx.store.put(await send());
+			} catch (e) {
+				shared.fail(e);
+			}
+			await shared.refresh().catch(shared.fail);
+		},
+	};
 
-  const title = titlePart(shared, heading);
-  const description = descriptionPart(shared);
-  const fields = fieldsPart(shared);
-  const checklist = checklistPart(shared);
-  const history = historyPart(shared);
-  const slots = EXTRAS.map(([name]) => h("div", { class: "card-part", data: { part: name } }));
-  const extras = [];
+	const title = titlePart(shared, heading);
+	const description = descriptionPart(shared);
+	const fields = fieldsPart(shared);
+	const checklist = checklistPart(shared);
+	const history = historyPart(shared);
+	const comments = commentsPart(shared);
+	const attachments = attachmentsPart(shared);
+	const links = linksPart(shared);
+	const parts = [checklist, history, fields, comments, attachments, links];
 
-  const archiveButton = h("button", { type: "button", on: { click: archive } }, T.archiveCard);
-  const restoreButton = h("button", { type: "button", hidden: true, on: { click: restore } }, T.restoreThisCard);
-  const deleteButton = h("button", { type: "button", class: "danger", on: { click: remove } }, T.deleteCard);
-  const layout = h("div", { class: "card-layout", hidden: true },
-    h("div", { class: "card-top" }, description.el, fields.el),
-    checklist.el, slots, history.el,
-    ctx.canWrite ? h("div", { class: "actions card-actions" }, archiveButton, restoreButton, deleteButton) : null);
-  const dialog = h("dialog", { class: "card-dialog", "aria-labelledby": heading.id },
-    h("header", { class: "card-head" }, h("div", { class: "stack" }, title.el, where),
-      h("form", { method: "dialog", class: "close" }, h("button", { value: "close" }, T.close))),
-    alert, archivedNote, layout);
+	const archiveButton = h("button", { on: { click: archive } }, T.archiveCard);
+	const restoreButton = h("button", { hidden: true, on: { click: restore } }, T.restoreThisCard);
+	const deleteButton = h("button", { class: "danger", on: { click: remove } }, T.deleteCard);
+	const layout = h("div", { class: "card-layout", hidden: true },
+		h("div", { class: "card-top" }, description.el, fields.el),
+		checklist.el, attachments.el, links.el, comments.el, history.el,
+		ctx.canWrite ? h("div", { class: "actions card-actions" }, archiveButton, restoreButton, deleteButton) : null);
+	const dialog = h("dialog", { class: "card-dialog", "aria-labelledby": heading.id },
+		h("header", { class: "card-head" }, h("div", { class: "stack" }, title.el, where),
+			h("form", { method: "dialog", class: "close" }, h("button", { type: "submit", value: "close" }, T.close))),
+		alert, archivedNote, layout);
 
-  function draw() {
-    const card = state.card;
-    title.draw(card);
-    description.draw(card);
-    fields.draw(card);
-    const column = ctx.store.column(card.columnId);
-    where.textContent = column ? `${T.column}: ${column.name}` : "";
-    archivedNote.hidden = !card.archivedAt;
-    archiveButton.hidden = Boolean(card.archivedAt);
-    restoreButton.hidden = !card.archivedAt;
-    layout.hidden = false;
-    if (!shown) {
-      shown = true;
-      // "card": from the dialog's opening to its fields drawn.
-      performance.mark("card-shown");
-      performance.measure("card", "card-open", "card-shown");
-    }
-  }
+	function draw() {
+		const card = state.card;
+		title.draw(card);
+		description.draw(card);
+		fields.draw(card);
+		const column = ctx.store.column(card.columnId);
+		where.textContent = column ? `${T.column}: ${column.name}` : "";
+		archivedNote.hidden = !card.archivedAt;
+		archiveButton.hidden = Boolean(card.archivedAt);
+		restoreButton.hidden = !card.archivedAt;
+		layout.hidden = false;
+		if (!shown) {
+			shown = true;
+			performance.mark("card-shown");
+			performance.measure("card", "card-open", "card-shown");
+		}
+	}
 
-  // The card's place on the board after it leaves: the next card, else the
-  // previous one, else the column's "Add card".
-  const neighbour = () => {
-    const li = document.querySelector(`li.card[data-id="${CSS.escape(id)}"]`);
-    const other = li && (li.nextElementSibling || li.previousElementSibling);
-    if (other && other.matches("li.card")) return other.querySelector("a.title");
-    const column = li && li.closest("section");
-    return column ? column.querySelector(".column-foot button") : null;
-  };
-  const leave = (text, back = neighbour()) => {
-    returnFocus = back;
-    ended = true;
-    announce(text);
-    if (dialog.open) dialog.close();
-  };
-  const cardTitle = () => (state.card ? state.card.title : "");
+	const neighbour = () => {
+		const li = document.querySelector(`li.card[data-id="${CSS.escape(id)}"]`);
+		const other = li && (li.nextElementSibling || li.previousElementSibling);
+		if (other?.matches("li.card")) return other.querySelector("a.title");
+		const column = li?.closest("section");
+		return column ? column.querySelector(".column-foot button") : null;
+	};
+	const leave = (text, back = neighbour()) => {
+		returnFocus = back;
+		ended = true;
+		announce(text);
+		if (dialog.open) dialog.close();
+	};
+	const cardTitle = () => (state.card ? state.card.title : "");
 
-  async function archive() {
-    if (!(await confirmDialog(T.archiveTitle(cardTitle()), T.archiveText, T.archiveCard))) return;
-    const back = neighbour(); // before the card.archived event takes the tile away
-    try {
-      const card = await post(`${url}/archive`);
-      leave(T.cardArchived(card.title), back);
-      ctx.store.put(card);
-    } catch (e) {
-      shared.fail(e);
-    }
-  }
-  async function restore() {
-    await shared.change(() => post(`${url}/restore`));
-    if (!state.card.archivedAt) {
-      announce(T.restored(state.card.title));
-      archiveButton.focus();
-    }
-  }
-  async function remove() {
-    if (!(await confirmDialog(T.deleteTitle(cardTitle()), T.deleteText, T.deleteCard))) return;
-    const back = neighbour();
-    deleting = true; // our own card.deleted event is not "someone else"
-    try {
-      await del(url);
-      leave(T.cardDeleted(cardTitle()), back);
-      ctx.store.remove(id);
-    } catch (e) {
-      deleting = false;
-      shared.fail(e);
-    }
-  }
+	async function archive() {
+		if (!(await confirmDialog(T.archiveTitle(cardTitle()), T.archiveText, T.archiveCard))) return;
+		const back = neighbour();
+		try {
+			const card = await post(`${url}/archive`);
+			leave(T.cardArchived(card.title), back);
+			ctx.store.put(card);
+		} catch (e) {
+			shared.fail(e);
+		}
+	}
+	async function restore() {
+		await shared.change(() => post(`${url}/restore`));
+		if (!state.card.archivedAt) {
+			announce(T.restored(state.card.title));
+			archiveButton.focus();
+		}
+	}
+	async function remove() {
+		if (!(await confirmDialog(T.deleteTitle(cardTitle()), T.deleteText, T.deleteCard))) return;
+		const back = neighbour();
+		deleting = true; // our own card.deleted event is not "someone else"
+		try {
+			await del(url);
+			leave(T.cardDeleted(cardTitle()), back);
+			ctx.store.remove(id);
+		} catch (e) {
+			deleting = false;
+			shared.fail(e);
+		}
+	}
 
-  const loadExtras = (card) => EXTRAS.forEach(async ([name, load, exported], i) => {
-    try {
-      const part = await (await load())[exported](card, ctx);
-      if (ended) return part.destroy && part.destroy();
-      extras.push(part);
-      slots[i].appendChild(part.el);
-    } catch (e) {
-      console.warn(`The card dialog has no ${name} part:`, e);
-    }
-  });
+	openDialog(dialog, () => {
+		ended = true;
+		clearTimeout(timer);
+		fields.destroy();
+		if (closing) return;
+		if (location.pathname.includes("/c/")) go(boardPath(ctx.ws.id, ctx.route.project));
+		const active = document.activeElement;
+		if (active && active !== document.body) return;
+		const link = returnFocus || document.querySelector(`li.card[data-id="${CSS.escape(id)}"] a.title`);
+		if (link?.isConnected) link.focus();
+	});
 
-  openDialog(dialog, () => {
-    ended = true;
-    clearTimeout(timer);
-    for (const part of [fields, ...extras]) {
-      try { if (part.destroy) part.destroy(); } catch (e) { console.error(e); }
-    }
-    if (closing) return;
-    if (location.pathname.includes("/c/")) go(boardPath(ctx.ws.id, ctx.route.project));
-    // Focus goes back to the card's link, drawn again if the card changed meanwhile.
-    const active = document.activeElement;
-    if (active && active !== document.body) return;
-    const link = returnFocus || document.querySelector(`li.card[data-id="${CSS.escape(id)}"] a.title`);
-    if (link && link.isConnected) link.focus();
-  });
+	shared.refresh().catch((e) => {
+		heading.textContent = T.notFound;
+		shared.fail(e);
+	});
+	for (const part of [checklist, history, comments, attachments, links]) part.load().catch(shared.fail);
 
-  shared.refresh().then(({ card }) => loadExtras(card)).catch((e) => {
-    heading.textContent = T.notFound;
-    shared.fail(e);
-  });
-  checklist.load().catch(shared.fail);
-  history.load().catch(shared.fail);
-
-  const later = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => shared.refresh().catch(shared.fail), 50);
-  };
-  return {
-    close() {
-      closing = true;
-      ended = true;
-      if (dialog.open) dialog.close();
-    },
-    onEvent(e) {
-      if (ended) return;
-      const s = e.subject || {};
-      if (e.type === "card.deleted" && s.id === id && !deleting) return leave(T.deletedElsewhere(cardTitle()));
-      if (REFRESHING.has(e.type) && s.id === id) later();
-      if (e.type.startsWith("checklist.") && s.cardId === id) later();
-      for (const part of [checklist, history, fields, ...extras]) {
-        try { if (part.onEvent) part.onEvent(e); } catch (err) { console.error(err); }
-      }
-    },
-  };
+	const later = () => {
+		clearTimeout(timer);
+		timer = setTimeout(() => shared.refresh().catch(shared.fail), 50);
+	};
+	return {
+		close() {
+			closing = true;
+			ended = true;
+			if (dialog.open) dialog.close();
+		},
+		onEvent(e) {
+			if (ended) return;
+			const s = e.subject || {};
+			if (e.type === "card.deleted" && s.id === id && !deleting) return leave(T.deletedElsewhere(cardTitle()));
+			if (REFRESHING.has(e.type) && s.id === id) later();
+			if (e.type.startsWith("checklist.") && s.cardId === id) later();
+			for (const part of parts) {
+				try { part.onEvent?.(e); } catch (err) { console.error(err); }
+			}
+		},
+	};
 }
