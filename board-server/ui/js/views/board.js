@@ -66,12 +66,17 @@ export async function boardPage(root, route, session) {
 		const n = column.cardIds.length;
 		const over = column.wipLimit !== null && column.wipLimit !== undefined && n > column.wipLimit;
 		const name = h("h2", { id: uid("col") }, column.name);
-		fill(view.head, name,
+		// The actions button stays in place across redraws: it keeps focus, and a
+		// dialog it opened gives focus back to it.
+		view.info ||= view.head.appendChild(h("span", { class: "head-info" }));
+		if (ctx.manage) view.actions ||= view.head.appendChild(h("button", { class: "link", data: { action: "column" } }, "⋯"));
+		else view.actions = view.actions?.remove();
+		view.actions?.setAttribute("aria-label", T.columnActions(column.name));
+		fill(view.info, name,
 			h("span", { class: over ? "count over" : "count" },
 				h("span", { "aria-hidden": "true" }, T.count(n, column.wipLimit)),
 				h("span", { class: "visually-hidden" }, T.countLabel(n, column.wipLimit, over))),
-			column.done ? h("span", { class: "done-mark" }, T.doneMark) : null,
-			ctx.manage ? h("button", { class: "link", "aria-label": T.columnActions(column.name), data: { action: "column" } }, "⋯") : null);
+			column.done ? h("span", { class: "done-mark" }, T.doneMark) : null);
 		view.section.setAttribute("aria-labelledby", name.id);
 		view.section.className = `column accent-${column.accent}`;
 		view.list.setAttribute("aria-label", T.cardsIn(column.name));
