@@ -49,6 +49,9 @@ pub struct OwnToken {
     /// When it was last used, to the minute; null before its first use.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub last_used_at: Option<Timestamp>,
+    /// Whether the request that lists it was made with it (the browser's own
+    /// session, so that a person can tell it from the others).
+    pub current: bool,
 }
 
 /// A personal token just created: [`OwnToken`] and the token itself, shown
@@ -131,6 +134,7 @@ fn own_token(row: &sqlx::any::AnyRow) -> Result<OwnToken> {
         created_at: row.try_get("created_at")?,
         expires_at: row.try_get("expires_at")?,
         last_used_at: row.try_get("last_used_at")?,
+        current: false,
     })
 }
 
@@ -179,7 +183,19 @@ impl Board {
             .bind(now())
             .fetch_all(&self.pool)
             .await?;
-        rows.iter().map(own_token).collect()
+        let used = match actor {
+            Actor::Session(session) => Some(session.token()),
+            _ => None,
+        };
+        rows.iter()
+            .map(|row| {
+                let token = own_token(row)?;
+                Ok(OwnToken {
+                    current: used == Some(&token.id),
+                    ..token
+                })
+            })
+            .collect()
     }
 
     /// Issues a personal token to the calling account.

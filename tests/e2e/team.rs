@@ -73,6 +73,14 @@ on_both_backends! {
         assert!(!list.body.to_string().contains(&token), "never a secret");
         let ids: Vec<&str> = list.body.as_array().unwrap().iter().map(|t| t["id"].as_str().unwrap()).collect();
         assert!(ids.contains(&id.as_str()) && ids.len() == 2, "{ids:?}");
+        // `current` marks the credential of the request that lists them.
+        let current = |list: &Value| -> Vec<String> {
+            list.as_array().unwrap().iter().filter(|t| t["current"] == true).map(|t| t["id"].as_str().unwrap().to_string()).collect()
+        };
+        let mine = current(&list.body);
+        assert!(mine.len() == 1 && mine[0] != id, "{:?}", list.body);
+        assert_eq!(current(&app.call_as(&token, "GET", "/api/tokens", None).await.body), vec![id.clone()]);
+        assert_eq!(r.body["current"], false, "a token just made is not the one in use");
         // lastUsedAt follows the use, in the background.
         let mut used = Value::Null;
         for _ in 0..50 {

@@ -193,6 +193,8 @@ export const T = {
 	sessionsLead: "Browsers signed in to your account. Revoking the one you are using signs you out.",
 	signedIn: "Signed in",
 	revokeSession: (d) => `Revoke the session signed in ${d}`,
+	revokeThisSession: "Revoke this browser's session (signs you out)",
+	thisBrowser: "(this browser)",
 	archivedTitle: (w) => `Archived cards of ${w}`,
 	archivedLabel: "Archived",
 	restoreCard: (t) => `Restore ${t}`,

@@ -77,7 +77,8 @@ function tokensPanels() {
 				h("td", {}, timeEl(t.lastUsedAt)), h("td", {}, revoke(tp, t, T.revokeToken(t.label || whenText(t.createdAt)))))))
 			: h("p", { class: "hint" }, T.noTokens));
 		fill(sessions, table([T.signedIn, T.expires, T.lastUsed, T.actions], all.filter((t) => t.kind === "session").map((t) =>
-			[timeEl(t.createdAt), timeEl(t.expiresAt), timeEl(t.lastUsedAt), revoke(sp, t, T.revokeSession(whenText(t.createdAt)))])));
+			[[timeEl(t.createdAt), t.current ? ` ${T.thisBrowser}` : ""], timeEl(t.expiresAt), timeEl(t.lastUsedAt),
+				revoke(sp, t, t.current ? T.revokeThisSession : T.revokeSession(whenText(t.createdAt)))])));
 	};
 	const label = h("input", { name: "label", required: true, maxlength: 100, autocomplete: "off" });
 	const days = h("input", { name: "expiresInDays", type: "number", min: 1, max: 3650, step: 1, inputmode: "numeric" });
