@@ -171,14 +171,7 @@ impl TagList {
             // hold a comma).
             let mut rest = text;
             while !rest.is_empty() {
-                let mut quoted = false;
-                let end = rest
-                    .char_indices()
-                    .find(|&(_, c)| {
-                        quoted ^= c == '"';
-                        c == ',' && !quoted
-                    })
-                    .map_or(rest.len(), |(i, _)| i);
+                let end = crate::text::unquoted(rest, ',');
                 match rest[..end].trim_matches([' ', '\t']) {
                     "" => {}
                     "*" => star = true,

@@ -16,8 +16,8 @@
 //! - every link gets `rel="noopener noreferrer nofollow"`;
 //! - an image shows only when its source is one of this server's files
 //!   (`/api/files/…`): a Markdown image of any other source becomes a link to
-//!   it, and a raw `<img>` of another source loses its source (no tracking
-//!   pixel loads when a card is opened);
+//!   it, and a raw `<img>` of another source is removed (no tracking pixel
+//!   loads when a card is opened); an image without alt text gets `alt=""`;
 //! - a checkbox is always disabled.
 
 use std::collections::{HashMap, HashSet};
@@ -107,7 +107,37 @@ pub(crate) fn to_html(text: &str) -> String {
         &mut unsafe_html,
         foreign_images_as_links(Parser::new_ext(text, options)),
     );
-    CLEANER.clean(&unsafe_html).to_string()
+    mend_images(CLEANER.clean(&unsafe_html).to_string())
+}
+
+/// The cleaner's images, mended so that no client shows an unnamed one: an
+/// `<img>` left without a source (a raw one of another source) goes, and one
+/// without alt text gets `alt=""` (it is decorative). The cleaner's output
+/// quotes every attribute value and escapes `"` and `<` in text, so the first
+/// `>` outside quotes ends a tag, and `<img` is always a tag.
+fn mend_images(html: String) -> String {
+    if !html.contains("<img") {
+        return html;
+    }
+    let mut out = String::with_capacity(html.len() + 16);
+    let mut rest = html.as_str();
+    while let Some(at) = rest.find("<img") {
+        out.push_str(&rest[..at]);
+        let tag = &rest[at..];
+        let end = (crate::text::unquoted(tag, '>') + 1).min(tag.len());
+        let (img, after) = tag.split_at(end);
+        if img.contains(" src=\"") {
+            if img.contains(" alt=\"") {
+                out.push_str(img);
+            } else {
+                out.push_str(img.trim_end_matches('>'));
+                out.push_str(" alt=\"\">");
+            }
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The events of `parser`, with each image whose source is not one of this
@@ -306,6 +336,17 @@ mod tests {
         assert!(html.contains(">pixel</a>"), "{html}");
         let html = assert_safe("<img src=\"https://tracker.example/p.gif\">");
         assert!(!html.contains("tracker"), "{html}");
+        // No image is left unnamed: one without a source goes, one without alt is decorative.
+        let html = assert_safe("a <img src=x onerror=alert(1)> b <img title=\"t>\">");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("a  b"), "{html}");
+        let html = assert_safe("<img title=\"a > b\" src=\"/api/files/x/y.png\">");
+        assert!(
+            html.contains("<img title=\"a &gt; b\" src=\"/api/files/x/y.png\" alt=\"\">"),
+            "{html}"
+        );
+        let html = assert_safe("![](/api/files/x/y.png)");
+        assert!(html.contains("alt=\"\""), "{html}");
     }
 
     /// Vectors that broke peers (Planka, Wekan, Vikunja, Deck advisories) and

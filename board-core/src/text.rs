@@ -74,6 +74,18 @@ fn allowed_in_comment(c: char) -> bool {
     !c.is_control() || matches!(c, '\n' | '\r' | '\t')
 }
 
+/// The byte index of the first `stop` outside double quotes in `text` (an
+/// ETag list's comma, the `>` that ends an HTML tag), or `text.len()`.
+pub(crate) fn unquoted(text: &str, stop: char) -> usize {
+    let mut quoted = false;
+    text.char_indices()
+        .find(|&(_, c)| {
+            quoted ^= c == '"';
+            c == stop && !quoted
+        })
+        .map_or(text.len(), |(i, _)| i)
+}
+
 /// The pattern of a name in the OpenAPI schema: no control character, and at
 /// least one visible one (the invisible characters of the Basic Multilingual
 /// Plane; the validator also knows a few beyond it).

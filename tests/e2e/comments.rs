@@ -327,7 +327,7 @@ testkit::on_both_backends! {
         assert_eq!(rendered[0]["content"], content, "the stored text, byte for byte");
         let html = rendered[0]["contentHtml"].as_str().expect("contentHtml").to_ascii_lowercase();
         assert!(html.contains("<strong>bold</strong>"), "{html}");
-        // The raw <img> keeps no source: it loads nothing.
+        // The raw <img> of another source is gone: it loads nothing.
         for bad in ["<script", "onerror", "javascript:", "src="] {
             assert!(!html.contains(bad), "{bad} in {html}");
         }

@@ -41,8 +41,6 @@ export function fill(el, ...children) {
 /** Inserts the server's sanitised HTML (contract §24): the only innerHTML. */
 export function sanitized(el, serverHtml) {
 	el.innerHTML = serverHtml;
-	// A raw <img> written without alt text (or left without a source) is decorative.
-	for (const img of el.querySelectorAll("img:not([alt])")) img.alt = "";
 	return el;
 }
 

@@ -5,7 +5,7 @@ import { T } from "../text.js";
 import { confirmDialog, attempt } from "./parts.js";
 import { conflictBox } from "./cardtext.js";
 import { upload } from "./attachments.js";
-import { ago } from "./history.js";
+import { ago, nameOf } from "./history.js";
 
 export function commentsPart(shared) {
 	const { ctx } = shared;
@@ -38,8 +38,7 @@ export function commentsPart(shared) {
 
 	const mine = (c) => c.authorId && ctx.me && c.authorId === ctx.me.id;
 	function row(c) {
-		const member = c.authorId && ctx.members.get(c.authorId);
-		const author = h("strong", { id: uid("by") }, c.authorId ? (member ? member.name : T.formerMember) : T.byCli);
+		const author = h("strong", { id: uid("by") }, nameOf(ctx, c.authorId));
 		const time = h("time", { datetime: c.createdAt, title: new Date(c.createdAt).toLocaleString() }, ago(c.createdAt));
 		const actions = [];
 		if (ctx.canWrite && mine(c)) actions.push(h("button", { class: "small", "aria-describedby": author.id, on: { click: () => edit(c, li) } }, T.edit));

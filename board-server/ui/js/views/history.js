@@ -17,16 +17,15 @@ export function ago(iso, now = Date.now()) {
 	return "";
 }
 
+/** Account `id`'s name on this board ("a former member"; null: the command line). */
+export const nameOf = (ctx, id) => (id ? ctx.members.get(id)?.name ?? T.formerMember : T.byCli);
+
 /** The card's moves, newest first. */
 export function historyPart(shared) {
 	const { ctx } = shared;
 	const heading = h("h3", { id: uid("hist") }, T.history);
 	const list = h("ol", { class: "history", "aria-labelledby": heading.id });
-	const who = (actorId) => {
-		if (!actorId) return T.byCli;
-		const member = ctx.members.get(actorId);
-		return T.by(member ? member.name : T.formerMember);
-	};
+	const who = (actorId) => (actorId ? T.by(nameOf(ctx, actorId)) : T.byCli);
 	let reading = 0;
 	async function load() {
 		const n = ++reading;

@@ -56,7 +56,7 @@ export function linksPart(shared) {
 		const q = search.value.trim();
 		if (!q) return;
 		const mine = ++asked;
-		await act(async () => {
+		await attempt(alert, null, async () => {
 			const answer = await get(`/api/search${query({ tenant: ctx.ws.id, q })}`);
 			if (mine !== asked) return;
 			fill(found, answer.results.length ? answer.results.map(({ card }) => h("li", {},
