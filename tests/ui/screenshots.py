@@ -1,5 +1,5 @@
 """Takes the UI's screenshots into docs/screenshots/: sign-in, board, a card's
-dialog and settings, light and dark, 1440 and 390 px wide, on a board seeded like a
+dialog, settings and account, light and dark, 1440 and 390 px wide, on a board seeded like a
 team's. Run: `python3 tests/ui/screenshots.py` (after `cargo build -p board-server`)."""
 
 import json
@@ -121,6 +121,9 @@ def main():
                     page.goto(f"/w/{s.tenant}/settings")
                     page.get_by_role("heading", name="Members").wait_for()
                     page.screenshot(path=OUT / f"settings-{name}.png", full_page=width < 1000)
+                    page.goto("/account")
+                    page.get_by_role("region", name="Sessions").get_by_role("table").wait_for()
+                    page.screenshot(path=OUT / f"account-{name}.png", full_page=True)
                     page.context.close()
             browser.close()
     finally:
