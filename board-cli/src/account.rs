@@ -36,12 +36,22 @@ pub enum Cmd {
     },
 }
 
-/// The URL links start with: `--public-url`, else the server's own address
-/// (`BOARD_LISTEN`, default 127.0.0.1:8080).
+/// The URL links start with: `--public-url` / `BOARD_PUBLIC_URL`, else the
+/// server's own address (`BOARD_LISTEN`, default 127.0.0.1:8080), with a
+/// note on stderr that says where it came from: the CLI cannot know the
+/// address a running server was given otherwise.
 pub fn public_url(given: Option<String>) -> String {
     given.unwrap_or_else(|| {
-        let listen = std::env::var("BOARD_LISTEN").unwrap_or_else(|_| "127.0.0.1:8080".into());
-        format!("http://{listen}")
+        let (listen, from) = match std::env::var("BOARD_LISTEN") {
+            Ok(listen) => (listen, "BOARD_LISTEN"),
+            Err(_) => ("127.0.0.1:8080".to_string(), "the default listen address"),
+        };
+        let url = format!("http://{listen}");
+        eprintln!(
+            "note: the link starts with {url} ({from}); if people reach the board elsewhere, \
+             set BOARD_PUBLIC_URL or --public-url to that URL"
+        );
+        url
     })
 }
 

@@ -28,6 +28,7 @@ use sqlx::{Any, Executor, Row};
 
 use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
 use crate::ids::{is_cuid, AccountId, TokenId, WorkspaceId};
+use crate::names::{hidden_character, name_key};
 use crate::store::WriteTx;
 use crate::text::Name;
 use crate::time::{now, now_plus, Timestamp};
@@ -483,14 +484,74 @@ pub(crate) fn check_role_of(role: Option<Role>, min: Role) -> Result<()> {
     }
 }
 
+///
+/// The name must hold no hidden character (422 on `name`); its key
+/// ([`name_key`]) goes with it, so an account whose name differs only in
+/// case or width is a unique violation, however the inserts race.
 pub(crate) async fn insert_account(tx: &mut WriteTx, account: &Account) -> Result<()> {
-    sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+    check_account_name(&account.name)?;
+    sqlx::query("INSERT INTO accounts (id, name, name_key, created_at) VALUES ($1, $2, $3, $4)")
         .bind(&account.id)
         .bind(&account.name)
+        .bind(name_key(&account.name))
         .bind(now())
         .execute(&mut **tx)
         .await?;
     Ok(())
+}
+
+/// Refuses an account name with a hidden or direction-changing character:
+/// 422 on `name`.
+pub(crate) fn check_account_name(name: &str) -> Result<()> {
+    match hidden_character(name) {
+        Some(why) => Err(ValidationErrors::one("name", why)),
+        None => Ok(()),
+    }
+}
+
+/// Gives every account without a name key its key, oldest first, in `conn`
+/// (a database older than the key, an import of an export without it). An
+/// account whose key another already holds keeps none: it signs in by its
+/// exact name. Returns how many got one.
+pub(crate) async fn fill_name_keys(conn: &mut sqlx::AnyConnection) -> Result<u64> {
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT id, name FROM accounts WHERE name_key IS NULL ORDER BY created_at, id",
+    )
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut filled = 0;
+    for (id, name) in rows {
+        let done = sqlx::query(
+            "UPDATE accounts SET name_key = $2 WHERE id = $1 AND name_key IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM accounts o WHERE o.name_key = $2)",
+        )
+        .bind(id)
+        .bind(name_key(&name))
+        .execute(&mut *conn)
+        .await?;
+        filled += done.rows_affected();
+    }
+    Ok(filled)
+}
+
+impl Board {
+    /// [`fill_name_keys`] when a server opens the database. Another server
+    /// filling the same keys at once wins a unique violation: left to it.
+    pub(crate) async fn fill_name_keys(&self) -> Result<()> {
+        let missing: Option<i64> =
+            sqlx::query_scalar("SELECT 1 FROM accounts WHERE name_key IS NULL LIMIT 1")
+                .fetch_optional(&self.pool)
+                .await?;
+        if missing.is_none() {
+            return Ok(());
+        }
+        let mut tx = self.write_unlocked().await?;
+        match fill_name_keys(&mut tx).await {
+            Ok(_) => tx.commit().await,
+            Err(e) if is_unique_violation(&e) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
 }
 
 /// The longest lifetime a token may be given: 3650 days (contract §21).
@@ -601,8 +662,9 @@ impl Admin<'_> {
         let mut tx = self.board.write_unlocked().await?;
         insert_account(&mut tx, &account).await.map_err(|e| {
             if is_unique_violation(&e) {
-                Error::Conflict(format!(
-                    "an account named {:?} already exists",
+                Error::NameTaken(format!(
+                    "an account named {:?} (or one that differs only in case or width) \
+                     already exists: choose another name",
                     account.name
                 ))
             } else {

@@ -105,8 +105,7 @@ impl FromJson for NewInvitation {
     }
 }
 
-/// The body of `POST /api/invitations/accept` (`{code, name?, password?}`)
-/// or of `POST /api/password-reset` (`{code, password}`).
+/// The body of `POST /api/invitations/accept`: `{code, name?, password?}`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct CodeUse {
     /// The code of the link.
@@ -140,6 +139,35 @@ impl FromJson for CodeUse {
     }
 }
 
+/// The body of `POST /api/password-reset`: `{code, password}`, nothing else
+/// (an unknown key, a `name` included, is 422).
+#[derive(Clone, PartialEq, Eq)]
+pub struct PasswordReset {
+    /// The code of the link.
+    pub code: String,
+    /// The new password.
+    pub password: String,
+}
+
+impl std::fmt::Debug for PasswordReset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PasswordReset").finish_non_exhaustive()
+    }
+}
+
+impl FromJson for PasswordReset {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let code = f.required("code", validate::string);
+        let password = f.required("password", validate::string);
+        f.finish()?;
+        Ok(PasswordReset {
+            code: code.expect("checked"),
+            password: password.expect("checked"),
+        })
+    }
+}
+
 /// What using a code did: the account, where it now is (an invitation), and
 /// the session it opened (none when it was already signed in).
 #[derive(Debug, Clone)]
@@ -164,6 +192,15 @@ fn new_code() -> Result<(String, String)> {
 fn code_hash(code: &str) -> String {
     to_hex(&Sha256::digest(code.trim().as_bytes()))
 }
+
+/// The condition under which an invitation row still serves: its creator
+/// (none: the operator) is an ADMIN of its workspace now. Read with the
+/// acceptance's `UPDATE`, under the workspace's lock, which a demotion or a
+/// removal also takes: an acceptance sees the role before or after the
+/// change, never a mix.
+const CREATOR_IS_ADMIN: &str = "(created_by IS NULL OR EXISTS (SELECT 1 FROM memberships c \
+     WHERE c.workspace_id = invitations.workspace_id AND c.account_id = invitations.created_by \
+     AND c.role = 'ADMIN'))";
 
 /// The one answer for a code that does not serve.
 fn no_code(what: &'static str) -> Error {
@@ -308,15 +345,16 @@ impl Board {
             None => None,
         };
         let mut tx = self.write(Lock::Workspace(&ws)).await?;
-        let row = sqlx::query(
+        let sql = format!(
             "UPDATE invitations SET used_at = $2 WHERE code_hash = $1 AND used_at IS NULL \
-             AND revoked_at IS NULL AND expires_at > $2 RETURNING role",
-        )
-        .bind(&hash)
-        .bind(now())
-        .fetch_optional(&mut *tx)
-        .await?
-        .ok_or_else(|| no_code("invitation"))?;
+             AND revoked_at IS NULL AND expires_at > $2 AND {CREATOR_IS_ADMIN} RETURNING role"
+        );
+        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(&hash)
+            .bind(now())
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or_else(|| no_code("invitation"))?;
         let invited = Role::parse(&row.try_get::<String, _>("role")?).unwrap_or(Role::Viewer);
         let account = match (&joining, new_account) {
             (Some(id), _) => {
@@ -380,15 +418,12 @@ impl Board {
     /// A code that does not serve is 404, counted against `address`.
     pub async fn reset_password(
         &self,
-        input: impl Into<Input<CodeUse>>,
+        input: impl Into<Input<PasswordReset>>,
         address: &str,
         lifetime: Duration,
     ) -> Result<CodeUsed> {
         let body = input.into().open()?;
-        let text = body
-            .password
-            .clone()
-            .ok_or_else(|| ValidationErrors::one("password", "Required (the new password)"))?;
+        let text = body.password;
         let hash = code_hash(&body.code);
         let account = AccountId::from_db(self.open_code(address, "password_resets", &hash).await?);
         let name: String = sqlx::query_scalar("SELECT name FROM accounts WHERE id = $1")
@@ -425,8 +460,8 @@ impl Board {
 
     /// The workspace (an invitation) or account (a reset link) of the open
     /// code whose hash is `hash` in `table`, after the throttle's reservation
-    /// for `address`: a code that serves clears its own reservation; one that
-    /// does not stays counted, and is 404.
+    /// for `address`: a code that serves takes its reservation back; one that
+    /// does not is a failure, and 404.
     async fn open_code(&self, address: &str, table: &str, hash: &str) -> Result<String> {
         let reserved = self.reserve_attempt(address, "").await?;
         let owner = if table == "invitations" {
@@ -435,9 +470,9 @@ impl Board {
             "account_id"
         };
         let revoked = if table == "invitations" {
-            " AND revoked_at IS NULL"
+            format!(" AND revoked_at IS NULL AND {CREATOR_IS_ADMIN}")
         } else {
-            ""
+            String::new()
         };
         let sql = format!(
             "SELECT {owner} FROM {table} WHERE code_hash = $1 AND used_at IS NULL \
@@ -453,9 +488,8 @@ impl Board {
         } else {
             "reset link"
         };
-        let found = found.ok_or_else(|| no_code(what))?;
-        self.clear_attempt(&reserved).await?;
-        Ok(found)
+        self.settle_attempt(&reserved, found.is_none()).await?;
+        found.ok_or_else(|| no_code(what))
     }
 }
 

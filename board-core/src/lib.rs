@@ -330,6 +330,7 @@ mod labels;
 mod markdown;
 mod members;
 mod mine;
+mod names;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod order;
@@ -391,16 +392,19 @@ pub use ids::{
     LabelId, ProjectId, RelationId, TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
 };
 pub use invitations::{
-    CodeUse, CodeUsed, CreatedInvitation, Invitation, NewInvitation, INVITATION_LIFETIME,
-    RESET_LIFETIME,
+    CodeUse, CodeUsed, CreatedInvitation, Invitation, NewInvitation, PasswordReset,
+    INVITATION_LIFETIME, RESET_LIFETIME,
 };
 pub use labels::{Label, LabelPatch, LabelPlace, NewLabel};
 pub use markdown::ThreadQuery;
 pub use members::{MemberPatch, WorkspaceMember};
 pub use mine::{Assignee, CardQuery, Due};
+pub use names::{name_key, MAX_NAME_CHARS};
 pub use order::Placement;
 pub use passwords::{Password, HASH_WAIT, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
-pub use people::{Me, MePatch, MeProject, MeWorkspace, PasswordChange, SignIn, SignedIn};
+pub use people::{
+    shown_name, subject_of, Me, MePatch, MeProject, MeWorkspace, PasswordChange, SignIn, SignedIn,
+};
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 #[cfg(feature = "s3")]
@@ -597,6 +601,7 @@ impl Board {
             touched: tokens::Touched::default(),
         };
         board.ensure_search_index().await?;
+        board.fill_name_keys().await?;
         Ok(board)
     }
 

@@ -126,6 +126,24 @@ impl Board {
         Ok(member)
     }
 
+    /// The path's account, checked before the caller's role (404 comes
+    /// before 403): 404 when no account has that id or, for an account
+    /// caller, when it shares no workspace with the caller (so a member
+    /// learns nothing of accounts it cannot see). The operator sees all.
+    async fn member_reachable(&self, actor: &Actor, account: &AccountId) -> Result<()> {
+        let found: Option<i64> = sqlx::query_scalar(
+            "SELECT 1 FROM accounts a WHERE a.id = $1 AND ($2 = '' OR EXISTS ( \
+                 SELECT 1 FROM memberships m JOIN memberships mine \
+                 ON mine.workspace_id = m.workspace_id \
+                 WHERE m.account_id = a.id AND mine.account_id = $2))",
+        )
+        .bind(account)
+        .bind(actor.account().map_or("", AccountId::as_str))
+        .fetch_optional(&self.pool)
+        .await?;
+        found.map(|_| ()).ok_or(Error::NotFound("member"))
+    }
+
     /// Gives a member of a workspace another role (ADMIN of it): 404 when
     /// the account is not a member, 422 `LAST_ADMIN` for the last ADMIN's
     /// demotion.
@@ -135,6 +153,7 @@ impl Board {
         account: &AccountId,
         input: impl Into<Input<MemberPatch>>,
     ) -> Result<WorkspaceMember> {
+        self.member_reachable(actor, account).await?;
         let patch = input.into().open()?;
         let ws = &patch.workspace_id;
         self.require(&self.pool, actor, ws, Role::Admin).await?;
@@ -155,6 +174,7 @@ impl Board {
         ws: &WorkspaceId,
         account: &AccountId,
     ) -> Result<()> {
+        self.member_reachable(actor, account).await?;
         self.require(&self.pool, actor, ws, Role::Admin).await?;
         self.change_membership(actor, ws, account, MemberChange::Remove)
             .await

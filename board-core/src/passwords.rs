@@ -191,6 +191,15 @@ impl Hashers {
 }
 
 #[cfg(test)]
+impl Hashers {
+    /// Takes every hasher until the permit drops: a test's busy server.
+    pub(crate) async fn hold_all(&self) -> tokio::sync::OwnedSemaphorePermit {
+        let n = self.0.available_permits() as u32;
+        self.0.clone().acquire_many_owned(n).await.expect("open")
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -1,19 +1,44 @@
 //! People (contract §23): signing in with a name and a password, the
 //! session it opens, signing out, "who am I", and the operator's password.
 //!
-//! **The throttle.** Every failed attempt is a row of `auth_failures`
-//! (address, subject, time), so the counts hold across servers on one
-//! database. A sign-in first *reserves* its attempt: in one short write
-//! transaction, under a lock on the client's address (PostgreSQL: an advisory
-//! lock; SQLite: the write transaction itself), it counts the address's
-//! failures and the (name, address) pair's within [`WINDOW`], refuses past
-//! [`PAIR_LIMIT`] or [`ADDRESS_LIMIT`] with [`Error::TooManyAttempts`], and
-//! else adds its own row. The password is checked after that commit, off the
-//! request threads; a success deletes its pair's rows (its own included), a
-//! failure leaves its row counted. So concurrent attempts are counted before
-//! any is checked, and no more than the limits are ever checked. Failures
-//! from other addresses never count against a pair: no one can lock a
-//! colleague out.
+//! **Names.** A sign-in finds its account by the name's key (`names.rs`), as
+//! account names are unique by it: `Admin` signs in as `admin`, as a person
+//! who typed the name with a capital expects. An account left without a key
+//! (two names that differed only in case before keys existed) is found by
+//! its exact name, which wins over a key match. A name longer than an
+//! account name can be ([`MAX_NAME_CHARS`]) is refused like an unknown one,
+//! and is never kept or logged whole: its throttle row holds a SHA-256 of
+//! it ([`subject_of`]), a log line its first characters ([`shown_name`]).
+//!
+//! **The throttle.** Every attempt is a row of `auth_failures` (address,
+//! subject, time, pending), so the counts hold across servers on one
+//! database. The subject is the name's key (`""` for a code), so `Admin`
+//! and `admin` are one pair. A sign-in first *reserves* its attempt: in one
+//! short write transaction, under a lock on the client's address
+//! (PostgreSQL: an advisory lock; SQLite: the write transaction itself), it
+//! counts the pair's and the address's *failures* (settled rows, and
+//! pending rows older than [`STALE`]: a server that died mid-check) and
+//! *pendings* (attempts being checked now) within [`WINDOW`]:
+//!
+//! - failures at [`PAIR_LIMIT`] (or [`ADDRESS_LIMIT`] for the address):
+//!   refused with [`Error::TooManyAttempts`], no password checked;
+//! - failures plus pendings at the limit: the attempt may not be checked
+//!   yet, as every pending one may still fail. It waits (outside any
+//!   transaction) and reserves again, until a pending one settles: a success
+//!   clears the pair and lets it through, a failure may fill the budget
+//!   (then it is refused). After [`WAIT`] it is refused all the same;
+//! - else it adds its row as pending and commits.
+//!
+//! The password is checked after that commit, off the request threads. A
+//! wrong password turns its row into a failure; a success deletes the
+//! pair's failures and its own row (not the other pending rows, whose
+//! attempts settle them); an attempt answered 503 because every hasher
+//! stayed busy deletes its row, as nothing was checked. So at most
+//! `PAIR_LIMIT - failures` passwords of a pair are ever being checked at
+//! once, over every server: no number of racing wrong guesses gets more
+//! than five checked; and right passwords racing one another all get in,
+//! as none of them waits on a failure. Failures from other addresses never
+//! count against a pair: no one can lock a colleague out.
 
 use std::time::Duration;
 
@@ -21,9 +46,11 @@ use serde::Serialize;
 use serde_json::Value;
 use sqlx::Row;
 
+use crate::access::check_account_name;
 use crate::access::{issue_token, Account, Actor, IssuedToken, Role, TokenKind};
 use crate::error::{Error, Result, Rule};
 use crate::ids::{AccountId, ProjectId, TokenId, WorkspaceId};
+use crate::names::{name_key, MAX_NAME_CHARS};
 use crate::passwords::{self, Password, MAX_PASSWORD_CHARS};
 use crate::store::WriteTx;
 use crate::text::Name;
@@ -37,6 +64,36 @@ pub const WINDOW: Duration = Duration::from_secs(15 * 60);
 pub const PAIR_LIMIT: i64 = 5;
 /// Failures from one address within [`WINDOW`] before it is refused.
 pub const ADDRESS_LIMIT: i64 = 50;
+/// A pending attempt older than this counts as a failure: its server died
+/// while checking (a check takes at most the hashers' 5 s wait and a hash).
+pub const STALE: Duration = Duration::from_secs(60);
+/// How long an attempt waits for pending ones to settle before it is
+/// refused.
+pub const WAIT: Duration = Duration::from_secs(15);
+
+/// The throttle's subject for a sign-in name: its key, or for a name longer
+/// than an account name can be, `sha256:` and the SHA-256 of it in hex (a
+/// fixed size, whatever was sent).
+pub fn subject_of(name: &str) -> String {
+    use sha2::{Digest, Sha256};
+    match name.chars().count() > MAX_NAME_CHARS {
+        false => name_key(name),
+        true => format!(
+            "sha256:{}",
+            crate::access::to_hex(&Sha256::digest(name.as_bytes()))
+        ),
+    }
+}
+
+/// A sign-in name as a log line may show it: its first [`MAX_NAME_CHARS`]
+/// characters, and `…` when there were more. (The log writes it quoted and
+/// escaped.)
+pub fn shown_name(name: &str) -> String {
+    match name.char_indices().nth(MAX_NAME_CHARS) {
+        None => name.to_string(),
+        Some((cut, _)) => format!("{}…", &name[..cut]),
+    }
+}
 
 /// The body of a sign-in (`POST /api/session`): a name and a password.
 #[derive(Clone, PartialEq, Eq)]
@@ -168,8 +225,19 @@ impl FromJson for MePatch {
                 Some(Value::String(s)) => Ok(Some(s.clone())),
                 Some(other) => Err(format!("{key}: expected a string, received {other}")),
             };
-            if !v.is_object() {
+            let Some(obj) = v.as_object() else {
                 return Err("Expected an object {current, new}".to_string());
+            };
+            let unknown: Vec<String> = obj
+                .keys()
+                .filter(|k| !matches!(k.as_str(), "current" | "new"))
+                .map(|k| format!("'{k}'"))
+                .collect();
+            if !unknown.is_empty() {
+                return Err(format!(
+                    "Unrecognized key(s) in object: {}",
+                    unknown.join(", ")
+                ));
             }
             let new = text("new")?.ok_or("new: required (the new password)")?;
             Ok(PasswordChange {
@@ -201,8 +269,9 @@ pub(crate) async fn end_sessions(
     Ok(done.rows_affected())
 }
 
-/// Gives `account` the password `hash` in `tx` and ends its sessions but
-/// `keep` (a new password is a new start everywhere else).
+/// Gives `account` the password `hash` in `tx`, ends its sessions but
+/// `keep` and voids its open reset links (a new password is a new start
+/// everywhere else: a link sent before it no longer serves).
 pub(crate) async fn store_password(
     tx: &mut WriteTx,
     account: &AccountId,
@@ -214,25 +283,44 @@ pub(crate) async fn store_password(
         .bind(hash)
         .execute(&mut **tx)
         .await?;
+    sqlx::query(
+        "UPDATE password_resets SET used_at = $2 WHERE account_id = $1 AND used_at IS NULL",
+    )
+    .bind(account)
+    .bind(now())
+    .execute(&mut **tx)
+    .await?;
     end_sessions(tx, account, keep).await.map(|_| ())
 }
 
-/// Deletes the throttle's failures of (`address`, `subject`) in `tx`: what a
-/// success does.
-async fn clear_pair(tx: &mut WriteTx, address: &str, subject: &str) -> Result<()> {
-    sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND subject = $2")
-        .bind(address)
-        .bind(subject)
-        .execute(&mut **tx)
-        .await?;
+/// Deletes the throttle's failures of (`address`, `subject`) in `tx`, and
+/// the reservation `mine`: what a success does. Other pending attempts keep
+/// their rows: they settle them.
+async fn clear_pair(tx: &mut WriteTx, address: &str, subject: &str, mine: &str) -> Result<()> {
+    sqlx::query(
+        "DELETE FROM auth_failures WHERE address = $1 AND subject = $2 \
+         AND (pending = 0 OR id = $3 OR at < $4)",
+    )
+    .bind(address)
+    .bind(subject)
+    .bind(mine)
+    .bind(stale_start())
+    .execute(&mut **tx)
+    .await?;
     Ok(())
+}
+
+/// Pending rows older than this count as failures.
+fn stale_start() -> Timestamp {
+    Timestamp::from_millis(now_millis() - STALE.as_millis() as i64)
 }
 
 /// An account name taken (a unique violation) as 409 `NAME_TAKEN`.
 pub(crate) fn account_name_taken(e: Error, name: &str) -> Error {
     match crate::error::is_unique_violation(&e) {
         true => Error::NameTaken(format!(
-            "an account named {name:?} already exists: choose another name"
+            "an account named {name:?} (or one that differs only in case or width) \
+             already exists: choose another name"
         )),
         false => e,
     }
@@ -250,13 +338,38 @@ fn retry_after(oldest: &str) -> u64 {
     (left.max(0) as u64).div_ceil(1000).max(1)
 }
 
+/// What one try of a reservation found.
+enum Reserve {
+    /// The attempt's row, pending.
+    Done(String),
+    /// The budget is used: refused, retry after so many seconds.
+    Refused(u64),
+    /// Pending attempts fill the budget: try again when one settles.
+    Wait,
+}
+
 impl Board {
     /// Reserves one attempt of `subject` from `address` (see the module's
     /// doc): refused with [`Error::TooManyAttempts`] when the pair (a
-    /// subject other than `""`) or the address is at its limit; else its row
-    /// counts as a failure until a success clears its pair, or
-    /// [`Board::clear_attempt`] takes it back, or it leaves the window.
+    /// subject other than `""`) or the address has used its budget of
+    /// failures; waits while failures and pending attempts fill it. Returns
+    /// the reservation's id, for [`Board::settle_attempt`].
     pub(crate) async fn reserve_attempt(&self, address: &str, subject: &str) -> Result<String> {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            match self.try_reserve(address, subject).await? {
+                Reserve::Done(id) => return Ok(id),
+                Reserve::Refused(secs) => return Err(Error::TooManyAttempts(secs)),
+                Reserve::Wait if tokio::time::Instant::now() >= deadline => {
+                    return Err(Error::TooManyAttempts(1))
+                }
+                Reserve::Wait => tokio::time::sleep(Duration::from_millis(20)).await,
+            }
+        }
+    }
+
+    /// One try of [`Board::reserve_attempt`], in one write transaction.
+    async fn try_reserve(&self, address: &str, subject: &str) -> Result<Reserve> {
         let mut tx = self.write_unlocked().await?;
         if !self.backend.is_embedded() {
             sqlx::query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))")
@@ -266,24 +379,34 @@ impl Board {
         }
         let since = window_start();
         let row = sqlx::query(
-            "SELECT COUNT(*) AS n, MIN(at) AS oldest, \
-                    COALESCE(SUM(CASE WHEN subject = $3 THEN 1 ELSE 0 END), 0) AS pair, \
-                    MIN(CASE WHEN subject = $3 THEN at END) AS pair_oldest \
-             FROM auth_failures WHERE address = $1 AND at >= $2",
+            "SELECT COALESCE(SUM(f), 0) AS n, COALESCE(SUM(1 - f), 0) AS n_pending, \
+                    MIN(CASE WHEN f = 1 THEN at END) AS oldest, \
+                    COALESCE(SUM(CASE WHEN subject = $3 THEN f ELSE 0 END), 0) AS pair, \
+                    COALESCE(SUM(CASE WHEN subject = $3 THEN 1 - f ELSE 0 END), 0) AS pair_pending, \
+                    MIN(CASE WHEN subject = $3 AND f = 1 THEN at END) AS pair_oldest \
+             FROM (SELECT subject, at, CASE WHEN pending = 0 OR at < $4 THEN 1 ELSE 0 END AS f \
+                   FROM auth_failures WHERE address = $1 AND at >= $2) t",
         )
         .bind(address)
         .bind(&since)
         .bind(subject)
+        .bind(stale_start())
         .fetch_one(&mut *tx)
         .await?;
-        let (n, pair): (i64, i64) = (row.try_get("n")?, row.try_get("pair")?);
-        if !subject.is_empty() && pair >= PAIR_LIMIT {
+        let count = |name: &str| row.try_get::<i64, _>(name);
+        let (n, n_pending) = (count("n")?, count("n_pending")?);
+        let (pair, pair_pending) = (count("pair")?, count("pair_pending")?);
+        let paired = !subject.is_empty();
+        if paired && pair >= PAIR_LIMIT {
             let oldest: String = row.try_get("pair_oldest")?;
-            return Err(Error::TooManyAttempts(retry_after(&oldest)));
+            return Ok(Reserve::Refused(retry_after(&oldest)));
         }
         if n >= ADDRESS_LIMIT {
             let oldest: String = row.try_get("oldest")?;
-            return Err(Error::TooManyAttempts(retry_after(&oldest)));
+            return Ok(Reserve::Refused(retry_after(&oldest)));
+        }
+        if (paired && pair + pair_pending >= PAIR_LIMIT) || n + n_pending >= ADDRESS_LIMIT {
+            return Ok(Reserve::Wait);
         }
         // Rows of this address that left the window go with this write.
         sqlx::query("DELETE FROM auth_failures WHERE address = $1 AND at < $2")
@@ -292,26 +415,41 @@ impl Board {
             .execute(&mut *tx)
             .await?;
         let id = cuid2::create_id();
-        sqlx::query("INSERT INTO auth_failures (id, address, subject, at) VALUES ($1, $2, $3, $4)")
-            .bind(&id)
-            .bind(address)
-            .bind(subject)
-            .bind(now())
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO auth_failures (id, address, subject, at, pending) \
+             VALUES ($1, $2, $3, $4, 1)",
+        )
+        .bind(&id)
+        .bind(address)
+        .bind(subject)
+        .bind(now())
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
-        Ok(id)
+        Ok(Reserve::Done(id))
     }
 
-    /// Takes back one reservation of [`Board::reserve_attempt`] (an attempt
-    /// that succeeded without clearing a pair: a code that served).
-    pub(crate) async fn clear_attempt(&self, id: &str) -> Result<()> {
+    /// Settles a reservation of [`Board::reserve_attempt`]: a failure keeps
+    /// its row, counted; anything else (a code that served, a hasher that
+    /// stayed busy) takes it back.
+    pub(crate) async fn settle_attempt(&self, id: &str, failed: bool) -> Result<()> {
+        let sql = match failed {
+            true => "UPDATE auth_failures SET pending = 0 WHERE id = $1",
+            false => "DELETE FROM auth_failures WHERE id = $1",
+        };
         let mut tx = self.write_unlocked().await?;
-        sqlx::query("DELETE FROM auth_failures WHERE id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(sql).bind(id).execute(&mut *tx).await?;
         tx.commit().await
+    }
+
+    /// Settles `reserved` after a check that answered `outcome`: 503 `BUSY`
+    /// checked nothing (taken back), any other error is a failure (kept).
+    async fn settle_after<T>(&self, reserved: &str, outcome: &Result<T>) -> Result<()> {
+        match outcome {
+            Ok(_) => Ok(()),
+            Err(Error::Busy) => self.settle_attempt(reserved, false).await,
+            Err(_) => self.settle_attempt(reserved, true).await,
+        }
     }
 
     /// Signs in (contract §23): [`Error::TooManyAttempts`] past the
@@ -328,39 +466,13 @@ impl Board {
     ) -> Result<SignedIn> {
         let request = input.into().open()?;
         let name = request.name;
-        self.reserve_attempt(address, &name).await?;
-        let row = sqlx::query("SELECT id, name, password_hash FROM accounts WHERE name = $1")
-            .bind(&name)
-            .fetch_optional(&self.pool)
-            .await?;
-        let (account, stored) = match &row {
-            Some(r) => (
-                Some(Account {
-                    id: AccountId::from_db(r.try_get("id")?),
-                    name: r.try_get("name")?,
-                }),
-                r.try_get::<Option<String>, _>("password_hash")?,
-            ),
-            None => (None, None),
-        };
-        let password = request.password;
-        let checked = stored.clone();
-        let (matches, rehash) = self
-            .hashers
-            .run(move || {
-                let hash = checked.as_deref().unwrap_or(&passwords::DUMMY_HASH);
-                let matches = passwords::verify(&password, hash) && checked.is_some();
-                let rehash =
-                    (matches && passwords::is_outdated(hash)).then(|| passwords::hash(&password));
-                (matches, rehash)
-            })
-            .await?;
-        let account = match (matches, account) {
-            (true, Some(a)) => a,
-            _ => return Err(Error::BadCredentials),
-        };
+        let subject = subject_of(&name);
+        let reserved = self.reserve_attempt(address, &subject).await?;
+        let checked = self.check_sign_in(&name, &subject, request.password).await;
+        self.settle_after(&reserved, &checked).await?;
+        let (account, rehash) = checked?;
         let mut tx = self.write_unlocked().await?;
-        clear_pair(&mut tx, address, &name).await?;
+        clear_pair(&mut tx, address, &subject, &reserved).await?;
         if let Some(hash) = rehash.transpose()? {
             sqlx::query("UPDATE accounts SET password_hash = $2 WHERE id = $1")
                 .bind(&account.id)
@@ -378,6 +490,54 @@ impl Board {
         .await?;
         tx.commit().await?;
         Ok(SignedIn { account, session })
+    }
+
+    /// The password check of a sign-in: the account of `name` (its exact
+    /// name first, else its key `subject`) and a new hash when its own is
+    /// outdated; [`Error::BadCredentials`] for anything else, in the same
+    /// time; [`Error::Busy`] when no hasher freed up.
+    async fn check_sign_in(
+        &self,
+        name: &str,
+        subject: &str,
+        password: String,
+    ) -> Result<(Account, Option<Result<String>>)> {
+        let row = match name.chars().count() > MAX_NAME_CHARS {
+            true => None,
+            false => sqlx::query(
+                "SELECT id, name, password_hash FROM accounts WHERE name = $1 OR name_key = $2 \
+                 ORDER BY CASE WHEN name = $1 THEN 0 ELSE 1 END LIMIT 1",
+            )
+            .bind(name)
+            .bind(subject)
+            .fetch_optional(&self.pool)
+            .await?,
+        };
+        let (account, stored) = match &row {
+            Some(r) => (
+                Some(Account {
+                    id: AccountId::from_db(r.try_get("id")?),
+                    name: r.try_get("name")?,
+                }),
+                r.try_get::<Option<String>, _>("password_hash")?,
+            ),
+            None => (None, None),
+        };
+        let checked = stored.clone();
+        let (matches, rehash) = self
+            .hashers
+            .run(move || {
+                let hash = checked.as_deref().unwrap_or(&passwords::DUMMY_HASH);
+                let matches = passwords::verify(&password, hash) && checked.is_some();
+                let rehash =
+                    (matches && passwords::is_outdated(hash)).then(|| passwords::hash(&password));
+                (matches, rehash)
+            })
+            .await?;
+        match (matches, account) {
+            (true, Some(a)) => Ok((a, rehash)),
+            _ => Err(Error::BadCredentials),
+        }
     }
 
     /// Signs out: revokes the session that authenticated `actor`. A request
@@ -472,6 +632,7 @@ impl Board {
             .ok_or(Error::Unauthenticated)?;
         let name: String = row.try_get("name")?;
         let stored: Option<String> = row.try_get("password_hash")?;
+        let mut checked: Option<String> = None;
         let new_hash = match &patch.password {
             None => None,
             Some(change) => {
@@ -484,17 +645,24 @@ impl Board {
                             "current: required (the password the account has now)",
                         )
                     })?;
-                    self.reserve_attempt(address, &name).await?;
-                    let right = self
+                    let reserved = self.reserve_attempt(address, &name_key(&name)).await?;
+                    let right = match self
                         .hashers
                         .run(move || passwords::verify(&current, &stored))
-                        .await?;
-                    if !right {
-                        return Err(Error::rule(
+                        .await
+                    {
+                        Ok(true) => Ok(reserved.clone()),
+                        Ok(false) => Err(Error::rule(
                             Rule::WrongPassword,
                             "the current password is not right: nothing changed",
-                        ));
+                        )),
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = &right {
+                        let busy = matches!(e, Error::Busy);
+                        self.settle_attempt(&reserved, !busy).await?;
                     }
+                    checked = Some(right?);
                 }
                 Some(
                     self.hashers
@@ -504,13 +672,15 @@ impl Board {
             }
         };
         let mut tx = self.write_unlocked().await?;
-        if new_hash.is_some() {
-            clear_pair(&mut tx, address, &name).await?;
+        if let Some(reserved) = &checked {
+            clear_pair(&mut tx, address, &name_key(&name), reserved).await?;
         }
         if let Some(new_name) = &patch.name {
-            sqlx::query("UPDATE accounts SET name = $2 WHERE id = $1")
+            check_account_name(new_name.as_str())?;
+            sqlx::query("UPDATE accounts SET name = $2, name_key = $3 WHERE id = $1")
                 .bind(&account)
                 .bind(new_name.as_str())
+                .bind(name_key(new_name.as_str()))
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| account_name_taken(e.into(), new_name.as_str()))?;
@@ -565,7 +735,78 @@ impl Admin<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::on_both_backends;
     use crate::time::format_millis;
+
+    const PASSWORD: &str = "correct horse battery staple";
+
+    async fn subjects(board: &Board) -> Vec<(String, i64)> {
+        sqlx::query_as("SELECT subject, pending FROM auth_failures ORDER BY at")
+            .fetch_all(&board.pool)
+            .await
+            .unwrap()
+    }
+
+    fn sign_in(name: &str, password: &str) -> SignIn {
+        SignIn {
+            name: name.into(),
+            password: password.into(),
+        }
+    }
+
+    on_both_backends! {
+        /// An attempt answered 503 because every hasher stayed busy checked
+        /// nothing: it leaves no failure behind.
+        async fn a_busy_answer_is_not_a_failure(board) {
+            let admin = board.admin();
+            let account = admin.create_account(&Name::parse("ada").unwrap()).await.unwrap();
+            admin.set_password(&account.id, PASSWORD).await.unwrap();
+            let held = board.hashers.hold_all().await;
+            let lifetime = Duration::from_secs(60);
+            let r = board.sign_in(sign_in("ada", "wrong horse battery staple"), "10.7.0.1", lifetime).await;
+            assert!(matches!(r, Err(Error::Busy)), "{r:?}");
+            assert_eq!(subjects(&board).await, vec![], "a busy answer counts nothing");
+            drop(held);
+            let r = board.sign_in(sign_in("ada", "wrong horse battery staple"), "10.7.0.1", lifetime).await;
+            assert!(matches!(r, Err(Error::BadCredentials)), "{r:?}");
+            assert_eq!(subjects(&board).await, vec![("ada".to_string(), 0)]);
+        }
+
+        /// A name longer than an account name is refused like an unknown one
+        /// and kept only as a digest of fixed size.
+        async fn an_over_long_name_is_kept_as_a_digest(board) {
+            let name = "x".repeat(100_000);
+            let r = board.sign_in(sign_in(&name, PASSWORD), "10.7.0.2", Duration::from_secs(60)).await;
+            assert!(matches!(r, Err(Error::BadCredentials)), "{r:?}");
+            let kept = subjects(&board).await;
+            assert_eq!(kept.len(), 1);
+            assert!(kept[0].0.starts_with("sha256:") && kept[0].0.len() == 71, "{kept:?}");
+            assert_eq!(shown_name(&name).chars().count(), MAX_NAME_CHARS + 1);
+        }
+
+        /// Creates racing with names that differ only in case or width:
+        /// the unique key lets exactly one win; the rest are NAME_TAKEN.
+        async fn racing_look_alike_creates_let_one_win(board) {
+            let names = ["zoe", "Zoe", "ZOE", "ｚｏｅ", "zOe", "ZoE"];
+            let mut tasks = Vec::new();
+            for name in names {
+                let board = board.board.clone();
+                tasks.push(tokio::spawn(async move {
+                    board.admin().create_account(&Name::parse(name).unwrap()).await.map(|_| ())
+                }));
+            }
+            let mut won = 0;
+            for t in tasks {
+                match t.await.unwrap() {
+                    Ok(()) => won += 1,
+                    Err(e) => assert_eq!(e.code(), "NAME_TAKEN", "{e:?}"),
+                }
+            }
+            assert_eq!(won, 1);
+            let e = board.admin().create_account(&Name::parse("zoe\u{200B}").unwrap()).await.unwrap_err();
+            assert_eq!(e.code(), "VALIDATION_FAILED", "{e:?}");
+        }
+    }
 
     #[test]
     fn retry_after_counts_to_the_oldest_failure_leaving_the_window() {

@@ -154,3 +154,24 @@ on_both_backends! {
         }
     }
 }
+
+on_both_backends! {
+    // A name a client chose is logged quoted and escaped: a newline in it
+    // starts no line of its own; a long one is logged cut to 100 characters.
+    async fn a_client_chosen_name_starts_no_log_line(backend) {
+        let db = TestDb::new(backend).await;
+        let env = [("BOARD_LOG", "info"), ("BOARD_TRUST_PROXY", "true")];
+        let server = start_server(SERVER, &db, &env).await;
+        let http = reqwest::Client::new();
+        let forged = "mallory\nFORGED signed in account=admin";
+        for name in [forged.to_string(), "z".repeat(1_000_000)] {
+            let a = send(http.post(format!("{}/api/session", server.base)).header("x-forwarded-for", "10.9.1.1").json(&json!({"name": name, "password": WRONG}))).await;
+            assert_eq!(a.status, 401, "{}", a.text);
+        }
+        drop(server);
+        let log = std::fs::read_to_string(log_path(&db)).unwrap();
+        assert!(log.contains("mallory"), "{log}");
+        assert!(!log.lines().any(|l| l.trim_start().starts_with("FORGED")), "{log}");
+        assert!(log.contains(&"z".repeat(100)) && !log.contains(&"z".repeat(101)), "cut to 100");
+    }
+}

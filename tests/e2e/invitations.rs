@@ -161,3 +161,99 @@ on_both_backends! {
         assert_eq!(app.raw("GET", "/api/me", &[("cookie", &cookie)], "").await.status, 401);
     }
 }
+
+on_both_backends! {
+    // Using one reset link voids the account's other links; a password
+    // changed with PATCH /api/me voids them too.
+    async fn a_used_link_or_a_new_password_voids_the_other_reset_links(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        let admin = app.operator().admin();
+        let id = admin.find_account("admin").await.unwrap().id;
+        let one = code_of(&admin.reset_link(&id, "https://b.example").await.unwrap());
+        let two = code_of(&admin.reset_link(&id, "https://b.example").await.unwrap());
+        let (status, _, session) = post(&app, "/api/password-reset", "10.6.2.1", None, json!({"code": one, "password": PASSWORD})).await;
+        assert_eq!(status, 200);
+        let r = post(&app, "/api/password-reset", "10.6.2.1", None, json!({"code": two, "password": PASSWORD})).await;
+        assert_eq!((r.0, r.1["error"].as_str()), (404, Some("NOT_FOUND")), "the other link is void: {:?}", r.1);
+
+        let three = code_of(&admin.reset_link(&id, "https://b.example").await.unwrap());
+        let cookie = format!("board_session={}", session.unwrap());
+        let body = json!({"password": {"current": PASSWORD, "new": "plaid unicorn orbits the lighthouse"}}).to_string();
+        let headers = [("cookie", cookie.as_str()), ("content-type", "application/json")];
+        assert_eq!(app.raw("PATCH", "/api/me", &headers, &body).await.status, 200);
+        let r = post(&app, "/api/password-reset", "10.6.2.1", None, json!({"code": three, "password": PASSWORD})).await;
+        assert_eq!(r.0, 404, "a new password voids the links sent before: {:?}", r.1);
+    }
+
+    // The reset body is {code, password}: any other key is 422.
+    async fn a_reset_with_an_unknown_key_is_422(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        let code = code_of(&app.first_reset);
+        let r = post(&app, "/api/password-reset", "10.6.3.1", None, json!({"code": code, "password": PASSWORD, "name": "x"})).await;
+        assert_eq!((r.0, r.1["error"].as_str()), (422, Some("VALIDATION_FAILED")), "{:?}", r.1);
+        let r = post(&app, "/api/password-reset", "10.6.3.1", None, json!({"code": code, "password": PASSWORD})).await;
+        assert_eq!(r.0, 200, "the link still serves: {:?}", r.1);
+    }
+
+    // An invitation serves only while its creator is an ADMIN of the
+    // workspace: demoted or removed, its code is 404 like an unknown one.
+    async fn an_invitation_serves_only_while_its_creator_is_admin(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        let t = app.tenant.clone();
+        let ann = app.account_in(&t, "ann", "admin").await;
+        let ann_id = app.call_as(&ann, "GET", "/api/me", None).await.body["id"].as_str().unwrap().to_string();
+        let invite = |token: String| { let (app, t) = (&app, t.clone()); async move {
+            let r = app.call_as(&token, "POST", "/api/invitations", Some(json!({"tenantId": t, "role": "MEMBER"}))).await;
+            assert_eq!(r.status, 201, "{:?}", r.body);
+            r.body["code"].as_str().unwrap().to_string()
+        }};
+        let demoted = invite(ann.clone()).await;
+        let removed = invite(ann.clone()).await;
+        let kept = invite(ann.clone()).await;
+        let r = app.call("PATCH", &format!("/api/members/{ann_id}"), Some(json!({"tenantId": t, "role": "MEMBER"}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let r = post(&app, "/api/invitations/accept", "10.6.4.1", None, json!({"code": demoted, "name": "bo", "password": PASSWORD})).await;
+        assert_eq!((r.0, r.1["error"].as_str()), (404, Some("NOT_FOUND")), "{:?}", r.1);
+        // Made ADMIN again, the creator's open invitations serve again.
+        let r = app.call("PATCH", &format!("/api/members/{ann_id}"), Some(json!({"tenantId": t, "role": "ADMIN"}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let r = post(&app, "/api/invitations/accept", "10.6.4.1", None, json!({"code": kept, "name": "cy", "password": PASSWORD})).await;
+        assert_eq!(r.0, 200, "{:?}", r.1);
+        let r = app.call("DELETE", &format!("/api/members/{ann_id}?tenant={t}"), None).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        let r = post(&app, "/api/invitations/accept", "10.6.4.1", None, json!({"code": removed, "name": "di", "password": PASSWORD})).await;
+        assert_eq!(r.0, 404, "{:?}", r.1);
+        assert!(app.operator().admin().find_account("di").await.is_err(), "no account was made");
+    }
+
+    // Names that differ from a taken one only in case or width are taken;
+    // one with a hidden character is 422; sign-in finds the account by its
+    // key, and the name stays as typed.
+    async fn look_alike_names_are_taken_and_hidden_ones_refused(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        let t = app.tenant.clone();
+        for (name, status, error) in [("ADMIN", 409, "NAME_TAKEN"), ("Admin", 409, "NAME_TAKEN"), ("ａｄｍｉｎ", 409, "NAME_TAKEN"),
+                                      ("admin\u{200B}", 422, "VALIDATION_FAILED"), ("\u{202E}nimda", 422, "VALIDATION_FAILED")] {
+            let code = app.call("POST", "/api/invitations", Some(json!({"tenantId": t, "role": "MEMBER"}))).await.body["code"].as_str().unwrap().to_string();
+            let r = post(&app, "/api/invitations/accept", "10.6.5.1", None, json!({"code": code, "name": name, "password": PASSWORD})).await;
+            assert_eq!((r.0, r.1["error"].as_str()), (status, Some(error)), "{name:?}: {:?}", r.1);
+        }
+        let code = app.call("POST", "/api/invitations", Some(json!({"tenantId": t, "role": "MEMBER"}))).await.body["code"].as_str().unwrap().to_string();
+        let r = post(&app, "/api/invitations/accept", "10.6.5.1", None, json!({"code": code, "name": "Zoë", "password": PASSWORD})).await;
+        assert_eq!((r.0, r.1["account"]["name"].as_str()), (200, Some("Zoë")), "stored as typed: {:?}", r.1);
+        let zoe = r.2.unwrap();
+        let cookie = format!("board_session={zoe}");
+        let headers = [("cookie", cookie.as_str()), ("content-type", "application/json")];
+        let r = app.raw("PATCH", "/api/me", &headers, &json!({"name": "ＡＤＭＩＮ"}).to_string()).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (409, Some("NAME_TAKEN")), "{:?}", r.body);
+        let r = app.raw("PATCH", "/api/me", &headers, &json!({"name": "zoë\u{2066}"}).to_string()).await;
+        assert_eq!(r.status, 422, "{:?}", r.body);
+        let r = app.raw("PATCH", "/api/me", &headers, &json!({"name": "ZOË"}).to_string()).await;
+        assert_eq!((r.status, r.body["name"].as_str()), (200, Some("ZOË")), "its own key: {:?}", r.body);
+        let e = app.operator().admin().create_account(&board_core::Name::parse("aDmIn").unwrap()).await.unwrap_err();
+        assert_eq!(e.code(), "NAME_TAKEN");
+        // Sign-in by the key: `zoë` signs in as `ZOË`.
+        let r = post(&app, "/api/session", "10.6.5.2", None, json!({"name": "zoë", "password": PASSWORD})).await;
+        assert_eq!((r.0, r.1["account"]["name"].as_str()), (200, Some("ZOË")), "{:?}", r.1);
+    }
+}

@@ -262,4 +262,41 @@ on_both_backends! {
         assert_eq!(checked, 5, "{statuses:?}");
         assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 11, "{statuses:?}");
     }
+
+    // Right passwords racing one another over two servers all get in (an
+    // attempt in progress is not a failure), even past the pair's budget.
+    async fn racing_right_passwords_all_get_in(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        with_password(&app, "admin").await;
+        let second = app.second_server().await;
+        let bases = Arc::new([app.base.clone(), second.base.clone()]);
+        // Four failures first: one attempt of budget left, eight racing.
+        for _ in 0..4 {
+            assert_eq!(sign_in(&app, "10.3.1.1", "admin", "wrong horse battery staple").await.status, 401);
+        }
+        let barrier = Arc::new(Barrier::new(8));
+        let mut tasks = Vec::new();
+        for i in 0..8 {
+            let (http, bases, barrier) = (app.http.clone(), bases.clone(), barrier.clone());
+            tasks.push(tokio::spawn(async move {
+                barrier.wait().await;
+                sign_in_at(&http, &bases[i % 2], "10.3.1.1", "admin", PASSWORD, &[]).await.status
+            }));
+        }
+        for t in tasks {
+            assert_eq!(t.await.unwrap(), 200);
+        }
+    }
+
+    // A name longer than an account name can be is refused like an unknown
+    // one, with the same body.
+    async fn an_over_long_name_is_refused_like_an_unknown_one(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        with_password(&app, "admin").await;
+        let unknown = sign_in(&app, "10.3.2.1", "nobody", PASSWORD).await;
+        let long = sign_in(&app, "10.3.2.1", &"y".repeat(1_000_000), PASSWORD).await;
+        assert_eq!((long.status, &long.body), (401, &unknown.body));
+        let long = sign_in(&app, "10.3.2.1", &format!("admin{}", " ".repeat(200)), PASSWORD).await;
+        assert_eq!(long.status, 200, "trimmed, the name is admin's");
+    }
 }

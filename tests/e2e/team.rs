@@ -209,3 +209,23 @@ on_both_backends! {
         assert_eq!(projects, ["project.created", "project.updated"]);
     }
 }
+
+on_both_backends! {
+    // A member changing or removing an account the path names: an unknown
+    // account is 404 before the role's 403.
+    async fn an_unknown_member_is_404_before_403(backend) {
+        let app = common::spawn_app(backend).await;
+        let t = app.tenant.clone();
+        let member = app.account_in(&t, "mo", "member").await;
+        let unknown = "ckabcdefghijklmnopqrstuv";
+        let r = app.call_as(&member, "PATCH", &format!("/api/members/{unknown}"), Some(json!({"tenantId": t, "role": "ADMIN"}))).await;
+        assert_eq!(r.status, 404, "{:?}", r.body);
+        let r = app.call_as(&member, "DELETE", &format!("/api/members/{unknown}?tenant={t}"), None).await;
+        assert_eq!(r.status, 404, "{:?}", r.body);
+        let admin = app.call("GET", "/api/me", None).await.body["id"].as_str().unwrap().to_string();
+        let r = app.call_as(&member, "PATCH", &format!("/api/members/{admin}"), Some(json!({"tenantId": t, "role": "MEMBER"}))).await;
+        assert_eq!(r.status, 403, "a known member: {:?}", r.body);
+        let r = app.call_as(&member, "DELETE", &format!("/api/members/{admin}?tenant={t}"), None).await;
+        assert_eq!(r.status, 403, "{:?}", r.body);
+    }
+}

@@ -408,6 +408,14 @@ impl Admin<'_> {
                 .filter(|c| !absent.column(&entry.name, &c.name))
                 .map(|c| c.name.clone())
                 .collect();
+            // A column an export may have or not counts when it has it.
+            ours.extend(
+                theirs
+                    .iter()
+                    .filter(|c| Absent::optional(&entry.name, c) && !ours.contains(c))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
             theirs.sort();
             ours.sort();
             if theirs != ours {
@@ -464,6 +472,7 @@ impl Admin<'_> {
             }
         }
         continue_counters(&mut tx).await?;
+        crate::access::fill_name_keys(&mut tx).await?;
         if absent.search_index() {
             crate::search::index::rebuild(&mut tx).await?;
         }

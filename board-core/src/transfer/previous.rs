@@ -80,6 +80,16 @@ const TABLES_ADDED_IN_3_TO_5: &[&str] = &[
     "password_resets",
 ];
 
+/// The columns migration 0021 added within format 5 (account name keys, the
+/// throttle's pending attempts): an export may have them or not. Without
+/// them, a row gets a null key, filled after the import from the name, and
+/// no attempt pending.
+const ADDED_WITHIN_5: &[(&str, &str)] = &[("accounts", "name_key"), ("auth_failures", "pending")];
+
+/// Migrations an export of this format may list or not: 0021 added only
+/// [`ADDED_WITHIN_5`], which an import computes when missing.
+const OPTIONAL: &[i64] = &[21];
+
 /// Migrations that change no column and no row an export carries (0017
 /// drops the search index's foreign key and an index): an export made
 /// before one imports as well as one made after.
@@ -135,15 +145,22 @@ impl Absent {
         ours.iter()
             .copied()
             .filter(|v| !self.migrations.contains(v))
-            .filter(|v| !NEUTRAL.contains(v) || theirs.contains(v))
+            .filter(|v| !(NEUTRAL.contains(v) || OPTIONAL.contains(v)) || theirs.contains(v))
             .collect()
     }
 
-    /// True when such an export has no `column` in `table`.
+    /// True when such an export has no `column` in `table`, or may lack it
+    /// ([`ADDED_WITHIN_5`]).
     pub(crate) fn column(&self, table: &str, column: &str) -> bool {
         self.columns
             .iter()
             .any(|added| added.contains(&(table, column)))
+            || Absent::optional(table, column)
+    }
+
+    /// True when an export of any version may have `column` in `table` or not.
+    pub(crate) fn optional(table: &str, column: &str) -> bool {
+        ADDED_WITHIN_5.contains(&(table, column))
     }
 
     /// What a row of such an export gets in a column it lacks: 0 for a
@@ -155,6 +172,7 @@ impl Absent {
             "version" => Value::Int(0),
             "description" => Value::Text(String::new()),
             "kind" => Value::Text("personal".to_string()),
+            "pending" => Value::Int(0),
             _ => Value::Null,
         }
     }

@@ -58,8 +58,7 @@ struct NewInvitationBody {
     role: String,
 }
 
-/// The body of `POST /api/invitations/accept` and `POST /api/password-reset`
-/// (a schema only).
+/// The body of `POST /api/invitations/accept` (a schema only).
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
 struct CodeBody {
@@ -67,8 +66,18 @@ struct CodeBody {
     code: String,
     /// The new account's name (an invitation accepted without a credential).
     name: Option<String>,
-    /// The new password (an invitation accepted without a credential; a reset).
+    /// The new account's password (an invitation accepted without a credential).
     password: Option<String>,
+}
+
+/// The body of `POST /api/password-reset` (a schema only): no other key.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct ResetBody {
+    /// The code of the reset link (after its `#`).
+    code: String,
+    /// The new password.
+    password: String,
 }
 
 #[utoipa::path(
@@ -146,13 +155,13 @@ pub(super) async fn accept(mut req: Request) -> Answer {
         .board()
         .accept_invitation(actor.as_ref(), Input::from_body(&bytes), &address, lifetime)
         .await?;
-    tracing::info!(account = %done.account.name, %address, "invitation accepted");
+    tracing::info!(account = ?done.account.name, address = ?address, "invitation accepted");
     used(&req, done)
 }
 
 #[utoipa::path(
     post, path = "/api/password-reset", operation_id = "resetPassword", tag = "session",
-    request_body(content = inline(CodeBody), description = "The code of the reset link and the new password"),
+    request_body(content = inline(ResetBody), description = "The code of the reset link and the new password"),
     security(()),
     responses(
         (status = 200, description = "The password is set, every session of the account ended, and a new one opened (Set-Cookie)", body = Used),
@@ -170,6 +179,6 @@ pub(super) async fn reset(mut req: Request) -> Answer {
         .board()
         .reset_password(Input::from_body(&bytes), &address, lifetime)
         .await?;
-    tracing::info!(account = %done.account.name, %address, "password reset");
+    tracing::info!(account = ?done.account.name, address = ?address, "password reset");
     used(&req, done)
 }

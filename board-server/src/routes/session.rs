@@ -64,18 +64,20 @@ pub(super) async fn sign_in(mut req: Request) -> Answer {
     let bytes = req.json_body().await?;
     let address = req.client_address();
     let input = Input::<SignIn>::from_body(&bytes).open()?;
-    let name = input.name.clone();
+    // Logged quoted and escaped (`?`), cut to an account name's length: no
+    // name or header a client sends can start a log line of its own.
+    let name = board_core::shown_name(&input.name);
     let lifetime = req.app.config.session_lifetime;
     let signed = match req.board().sign_in(input, &address, lifetime).await {
         Ok(signed) => signed,
         Err(e) => {
             if matches!(e, Error::BadCredentials | Error::TooManyAttempts(_)) {
-                tracing::info!(account = %name, %address, outcome = e.code(), "sign-in refused");
+                tracing::info!(account = ?name, address = ?address, outcome = e.code(), "sign-in refused");
             }
             return Err(e.into());
         }
     };
-    tracing::info!(account = %name, %address, "signed in");
+    tracing::info!(account = ?name, address = ?address, "signed in");
     let body = Session {
         account: SessionAccount {
             id: signed.account.id.to_string(),
