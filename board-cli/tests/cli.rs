@@ -903,3 +903,43 @@ on_both_backends! {
         assert_eq!(app.call_as("", "POST", "/api/password-reset", Some(body)).await.status, 200);
     }
 }
+
+/// Runs `board` on `db` without `BOARD_PUBLIC_URL` and `BOARD_LISTEN`, plus `env`.
+async fn cli_env(db: &TestDb, args: &[&str], env: &[(&str, &str)]) -> Cli {
+    let mut cmd = tokio::process::Command::new(BOARD);
+    cmd.args(args)
+        .env("BOARD_DATABASE_URL", &db.url)
+        .env("BOARD_FILES_DIR", db.files_dir())
+        .env_remove("BOARD_FILES_URL")
+        .env_remove("BOARD_PUBLIC_URL")
+        .env_remove("BOARD_LISTEN")
+        .stdin(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().await.unwrap();
+    Cli {
+        success: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+on_both_backends! {
+    // A reset link without a public URL says where its address came from and
+    // how to give the right one; with one, it says nothing.
+    async fn a_reset_link_without_a_public_url_says_where_it_comes_from(backend) {
+        let app = common::spawn_app(backend).await;
+        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[]).await;
+        assert!(out.success, "{}", out.stderr);
+        assert!(out.stdout.starts_with("http://127.0.0.1:8080/reset#"), "{}", out.stdout);
+        assert!(out.stderr.contains("BOARD_PUBLIC_URL") && out.stderr.contains("--public-url"), "{}", out.stderr);
+        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[("BOARD_LISTEN", "127.0.0.1:9191")]).await;
+        assert!(out.stdout.starts_with("http://127.0.0.1:9191/reset#") && out.stderr.contains("BOARD_LISTEN"), "{}{}", out.stdout, out.stderr);
+        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[("BOARD_PUBLIC_URL", "https://b.example")]).await;
+        assert!(out.stdout.starts_with("https://b.example/reset#") && out.stderr.is_empty(), "{}{}", out.stdout, out.stderr);
+        // A look-alike of a taken name is refused, as over HTTP.
+        let out = cli_env(&app.db, &["account", "create", "ＡＤＭＩＮ"], &[]).await;
+        assert!(!out.success && out.stderr.contains("already exists"), "{}", out.stderr);
+    }
+}
