@@ -825,26 +825,7 @@ on_both_backends! {
 
 /// Runs `board` on `db` with `input` on its standard input.
 async fn cli_with_stdin(db: &TestDb, args: &[&str], input: &str) -> Cli {
-    use tokio::io::AsyncWriteExt;
-    let mut child = tokio::process::Command::new(BOARD)
-        .args(args)
-        .env("BOARD_DATABASE_URL", &db.url)
-        .env("BOARD_FILES_DIR", db.files_dir())
-        .env_remove("BOARD_FILES_URL")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(input.as_bytes()).await.unwrap();
-    drop(stdin);
-    let out = child.wait_with_output().await.unwrap();
-    Cli {
-        success: out.status.success(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    cli_env(db, args, &[], input).await
 }
 
 on_both_backends! {
@@ -904,8 +885,10 @@ on_both_backends! {
     }
 }
 
-/// Runs `board` on `db` without `BOARD_PUBLIC_URL` and `BOARD_LISTEN`, plus `env`.
-async fn cli_env(db: &TestDb, args: &[&str], env: &[(&str, &str)]) -> Cli {
+/// Runs `board` on `db` with `env` (and without `BOARD_PUBLIC_URL` and
+/// `BOARD_LISTEN` unless given), `input` on its standard input.
+async fn cli_env(db: &TestDb, args: &[&str], env: &[(&str, &str)], input: &str) -> Cli {
+    use tokio::io::AsyncWriteExt;
     let mut cmd = tokio::process::Command::new(BOARD);
     cmd.args(args)
         .env("BOARD_DATABASE_URL", &db.url)
@@ -913,11 +896,15 @@ async fn cli_env(db: &TestDb, args: &[&str], env: &[(&str, &str)]) -> Cli {
         .env_remove("BOARD_FILES_URL")
         .env_remove("BOARD_PUBLIC_URL")
         .env_remove("BOARD_LISTEN")
-        .stdin(std::process::Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().await.unwrap();
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(input.as_bytes()).await.unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
     Cli {
         success: out.status.success(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -930,16 +917,16 @@ on_both_backends! {
     // how to give the right one; with one, it says nothing.
     async fn a_reset_link_without_a_public_url_says_where_it_comes_from(backend) {
         let app = common::spawn_app(backend).await;
-        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[]).await;
+        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[], "").await;
         assert!(out.success, "{}", out.stderr);
         assert!(out.stdout.starts_with("http://127.0.0.1:8080/reset#"), "{}", out.stdout);
         assert!(out.stderr.contains("BOARD_PUBLIC_URL") && out.stderr.contains("--public-url"), "{}", out.stderr);
-        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[("BOARD_LISTEN", "127.0.0.1:9191")]).await;
+        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[("BOARD_LISTEN", "127.0.0.1:9191")], "").await;
         assert!(out.stdout.starts_with("http://127.0.0.1:9191/reset#") && out.stderr.contains("BOARD_LISTEN"), "{}{}", out.stdout, out.stderr);
-        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[("BOARD_PUBLIC_URL", "https://b.example")]).await;
+        let out = cli_env(&app.db, &["account", "reset-link", "admin"], &[("BOARD_PUBLIC_URL", "https://b.example")], "").await;
         assert!(out.stdout.starts_with("https://b.example/reset#") && out.stderr.is_empty(), "{}{}", out.stdout, out.stderr);
         // A look-alike of a taken name is refused, as over HTTP.
-        let out = cli_env(&app.db, &["account", "create", "ＡＤＭＩＮ"], &[]).await;
+        let out = cli_env(&app.db, &["account", "create", "ＡＤＭＩＮ"], &[], "").await;
         assert!(!out.success && out.stderr.contains("already exists"), "{}", out.stderr);
     }
 }

@@ -13,6 +13,8 @@
 use caseless::Caseless;
 use unicode_normalization::UnicodeNormalization;
 
+use crate::text::is_invisible;
+
 /// The longest an account name can be, in characters; a sign-in with a
 /// longer name is refused like an unknown one.
 pub const MAX_NAME_CHARS: usize = 100;
@@ -24,38 +26,21 @@ pub fn name_key(name: &str) -> String {
     once.chars().default_case_fold().nfkc().collect()
 }
 
-/// Zero-width and joining characters, bidirectional marks, embeddings,
-/// overrides and isolates, and the other format characters that change how
-/// text reads without showing.
-const HIDDEN: &[(char, char)] = &[
-    ('\u{00AD}', '\u{00AD}'),
-    ('\u{034F}', '\u{034F}'),
-    ('\u{061C}', '\u{061C}'),
-    ('\u{115F}', '\u{1160}'),
-    ('\u{17B4}', '\u{17B5}'),
-    ('\u{180B}', '\u{180F}'),
-    ('\u{200B}', '\u{200F}'),
-    ('\u{202A}', '\u{202E}'),
-    ('\u{2060}', '\u{206F}'),
-    ('\u{3164}', '\u{3164}'),
-    ('\u{FEFF}', '\u{FEFF}'),
-    ('\u{FFA0}', '\u{FFA0}'),
-    ('\u{E0000}', '\u{E007F}'),
-];
-
 /// Whether `c` selects a variant of the character before it.
 fn is_variation_selector(c: char) -> bool {
     ('\u{FE00}'..='\u{FE0F}').contains(&c) || ('\u{E0100}'..='\u{E01EF}').contains(&c)
 }
 
-/// Why an account name is refused, when it is: a hidden or
-/// direction-changing character anywhere, or a variation selector that
-/// follows no visible character (at the start, after a space or after
-/// another selector).
+/// Why an account name is refused, when it is: a character that shows
+/// nothing (the format characters and blank fillers of `text.rs`, among
+/// them the zero-width characters and joiners, the bidirectional marks,
+/// embeddings, overrides and isolates, and the tag characters) anywhere, or
+/// a variation selector that follows no visible character (at the start,
+/// after a space or after another selector).
 pub fn hidden_character(name: &str) -> Option<String> {
     let mut before: Option<char> = None;
     for c in name.chars() {
-        if HIDDEN.iter().any(|&(lo, hi)| (lo..=hi).contains(&c)) {
+        if is_invisible(c) && !is_variation_selector(c) {
             return Some(format!(
                 "An account name must not hold invisible or direction-changing characters \
                  (U+{:04X})",

@@ -64,9 +64,12 @@ const INVISIBLE: &[(char, char)] = &[
 /// Whether `c` shows something: not white space, not a control character,
 /// not one of [`INVISIBLE`].
 fn is_visible(c: char) -> bool {
-    !c.is_whitespace()
-        && !c.is_control()
-        && !INVISIBLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
+    !c.is_whitespace() && !c.is_control() && !is_invisible(c)
+}
+
+/// Whether `c` is one of [`INVISIBLE`]: shows nothing, yet is no white space.
+pub(crate) fn is_invisible(c: char) -> bool {
+    INVISIBLE.iter().any(|&(lo, hi)| (lo..=hi).contains(&c))
 }
 
 /// The control characters a comment may hold: line breaks and tabs.
