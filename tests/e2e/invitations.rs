@@ -193,6 +193,12 @@ on_both_backends! {
         assert_eq!((r.0, r.1["error"].as_str()), (422, Some("VALIDATION_FAILED")), "{:?}", r.1);
         let r = post(&app, "/api/password-reset", "10.6.3.1", None, json!({"code": code, "password": PASSWORD})).await;
         assert_eq!(r.0, 200, "the link still serves: {:?}", r.1);
+        // So is PATCH /api/me's password object: {current, new} only.
+        let cookie = format!("board_session={}", r.2.unwrap());
+        let headers = [("cookie", cookie.as_str()), ("content-type", "application/json")];
+        let body = json!({"password": {"current": PASSWORD, "new": "plaid unicorn orbits the lighthouse", "extra": 1}});
+        let r = app.raw("PATCH", "/api/me", &headers, &body.to_string()).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (422, Some("VALIDATION_FAILED")), "{:?}", r.body);
     }
 
     // An invitation serves only while its creator is an ADMIN of the
