@@ -784,6 +784,32 @@ mod tests {
             assert_eq!(shown_name(&name).chars().count(), MAX_NAME_CHARS + 1);
         }
 
+        /// Accounts made before name keys get them when the database
+        /// opens, oldest first; one whose key an older one holds keeps none
+        /// and signs in by its exact name.
+        async fn older_accounts_get_their_keys_and_legacy_twins_sign_in_by_name(board) {
+            for (id, name, at) in [("cka000000000000000000001", "bob", "2020-01-01T00:00:00.000Z"),
+                                   ("cka000000000000000000002", "Bob", "2021-01-01T00:00:00.000Z")] {
+                sqlx::query("INSERT INTO accounts (id, name, created_at) VALUES ($1, $2, $3)")
+                    .bind(id).bind(name).bind(at).execute(&board.pool).await.unwrap();
+            }
+            board.fill_name_keys().await.unwrap();
+            let keys: Vec<(String, Option<String>)> =
+                sqlx::query_as("SELECT name, name_key FROM accounts WHERE name IN ('bob', 'Bob') ORDER BY created_at")
+                    .fetch_all(&board.pool).await.unwrap();
+            assert_eq!(keys, vec![("bob".into(), Some("bob".into())), ("Bob".into(), None)]);
+            for (name, password) in [("bob", PASSWORD), ("Bob", "plaid unicorn orbits the lighthouse")] {
+                let id = board.admin().find_account(name).await.unwrap().id;
+                board.admin().set_password(&id, password).await.unwrap();
+            }
+            let lifetime = Duration::from_secs(60);
+            let bob = board.sign_in(sign_in("bob", PASSWORD), "10.7.0.3", lifetime).await.unwrap();
+            let twin = board.sign_in(sign_in("Bob", "plaid unicorn orbits the lighthouse"), "10.7.0.3", lifetime).await.unwrap();
+            assert_eq!((bob.account.name.as_str(), twin.account.name.as_str()), ("bob", "Bob"));
+            let by_key = board.sign_in(sign_in("BOB", PASSWORD), "10.7.0.3", lifetime).await.unwrap();
+            assert_eq!(by_key.account.name, "bob");
+        }
+
         /// Creates racing with names that differ only in case or width:
         /// the unique key lets exactly one win; the rest are NAME_TAKEN.
         async fn racing_look_alike_creates_let_one_win(board) {

@@ -263,3 +263,51 @@ on_both_backends! {
         assert_eq!((r.0, r.1["account"]["name"].as_str()), (200, Some("ZOË")), "{:?}", r.1);
     }
 }
+
+on_both_backends! {
+    // A demotion racing an acceptance: the acceptance decides under the
+    // workspace's lock, so a code that served committed before the creator's
+    // demotion (its member.added comes first), never after.
+    async fn an_acceptance_racing_its_creators_demotion_never_follows_it(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        let second = app.second_server().await;
+        let t = app.tenant.clone();
+        let ann = app.account_in(&t, "ann", "admin").await;
+        let ann_id = app.call_as(&ann, "GET", "/api/me", None).await.body["id"].as_str().unwrap().to_string();
+        let mut served = 0;
+        for round in 0..8 {
+            let r = app.call("PATCH", &format!("/api/members/{ann_id}"), Some(json!({"tenantId": t, "role": "ADMIN"}))).await;
+            assert_eq!(r.status, 200, "{:?}", r.body);
+            let code = app.call_as(&ann, "POST", "/api/invitations", Some(json!({"tenantId": t, "role": "VIEWER"}))).await.body["code"].as_str().unwrap().to_string();
+            let path = format!("/api/members/{ann_id}");
+            let demote = app.call("PATCH", &path, Some(json!({"tenantId": t, "role": "MEMBER"})));
+            let body = json!({"code": code, "name": format!("r{round}"), "password": PASSWORD});
+            let accept = app.http.post(format!("{}/api/invitations/accept", second.base)).header("x-forwarded-for", "10.6.6.1").json(&body).send();
+            let (d, a) = tokio::join!(demote, accept);
+            assert_eq!(d.status, 200, "{:?}", d.body);
+            let status = a.unwrap().status().as_u16();
+            assert!(status == 200 || status == 404, "{status}");
+            served += usize::from(status == 200);
+        }
+        // In commit order: each round's acceptance, if it served, comes
+        // before the demotion that follows it.
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&app.db.url).await.unwrap();
+        let rows: Vec<(String, String)> = sqlx::query_as("SELECT type, data FROM events WHERE type LIKE 'member.%' ORDER BY seq")
+            .fetch_all(&pool).await.unwrap();
+        pool.close().await;
+        let mut ann_admin = false;
+        let mut added = 0;
+        for (kind, data) in rows {
+            let data: Value = serde_json::from_str(&data).unwrap();
+            let subject = &data["subject"];
+            if subject["accountId"] == ann_id.as_str() {
+                ann_admin = subject["role"] == "ADMIN";
+            } else if kind == "member.added" && subject["name"].as_str().unwrap_or("").starts_with('r') {
+                assert!(ann_admin, "an acceptance committed after its creator's demotion: {data}");
+                added += 1;
+            }
+        }
+        assert_eq!(added, served);
+    }
+}
