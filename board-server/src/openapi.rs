@@ -3,7 +3,8 @@
 //! of board-core (feature `openapi`). What holds for every route is applied
 //! here once (`Common`): the security schemes; a secured route may answer 401
 //! and 403, a route with a path id 404 (unless the route says more); a JSON
-//! body is closed (unknown fields are a schema failure) and may answer 413;
+//! body is closed (unknown fields are a schema failure) and may answer 413
+//! and 415;
 //! and `LINKS` says where a created resource's id can be used.
 //!
 //! The routes' own operations come from the route table
@@ -295,6 +296,12 @@ fn shared_responses(op: &mut Operation) -> Option<String> {
     };
     let json = json_body(body)?;
     add_error(op, "413", "The JSON body is over 1 MiB");
+    add_error(
+        op,
+        "415",
+        "UNSUPPORTED_MEDIA_TYPE: a body sent with a Content-Type other than \
+         application/json or a +json type",
+    );
     json
 }
 
