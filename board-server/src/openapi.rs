@@ -50,6 +50,12 @@ than the server's own (its `Host`) or one listed in `--allowed-origins`, or, wit
 `Authorization` header is never refused for its origin. A cookie write with several \
 `Origin` headers is refused as `CROSS_ORIGIN`.
 
+Paths are matched exactly: a trailing or doubled slash, a `.` or `..` segment or an \
+encoded slash is 404. A route that reads a JSON body refuses any other `Content-Type` \
+than `application/json` or a `+json` type with 415 `UNSUPPORTED_MEDIA_TYPE`, changing \
+nothing. Every answer under `/api/` carries `Cache-Control: no-store` and \
+`X-Content-Type-Options: nosniff`, except event streams and file downloads.
+
 CORS: for an origin listed in `--allowed-origins` (`BOARD_ALLOWED_ORIGINS`), a preflight \
 `OPTIONS` on any route answers 204 with `Access-Control-Allow-Origin` (that origin), \
 `Access-Control-Allow-Methods` (the route's methods), `Access-Control-Allow-Headers` \

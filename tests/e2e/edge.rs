@@ -1,6 +1,6 @@
-//! The HTTP edge (docs/api.md, "The HTTP edge"): the client address behind
-//! proxies, exact route matching, JSON bodies only as JSON, and no caching of
-//! the API's answers.
+//! The HTTP edge (docs/decisions.md, and `board-server/src/proxy.rs`): the
+//! client address behind proxies, exact route matching, JSON bodies only as
+//! JSON, and no caching of the API's answers.
 
 use serde_json::{json, Value};
 use testkit::{self as common, on_both_backends};
