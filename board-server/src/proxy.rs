@@ -156,6 +156,23 @@ mod tests {
     }
 
     #[test]
+    fn a_bad_flag_is_refused_with_the_entry_named() {
+        use clap::Parser;
+        let parse = |arg: &str| crate::Config::try_parse_from(["board-server", arg]);
+        let err = parse("--trusted-proxies=10.0.0.0/8,nope")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("\"nope\"") && err.contains("ADDRESS/PREFIX"),
+            "{err}"
+        );
+        let config = parse("--trusted-proxies=10.0.0.0/8").unwrap();
+        assert!(!config.trust_proxy, "the list alone implies it");
+        assert!(config.trust().believes(Some(ip("10.1.1.1"))));
+        assert!(!config.trust().believes(Some(ip("127.0.0.1"))));
+    }
+
+    #[test]
     fn trust_proxy_takes_the_right_most_entry_of_the_last_header() {
         let none = TrustedProxies::default();
         let trust = Trust {
