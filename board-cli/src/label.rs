@@ -1,6 +1,6 @@
 //! `board label list|create|rename|delete`: a workspace's labels (contract §24).
 
-use board_core::{Accent, Actor, Board, LabelPatch, NewLabel};
+use board_core::{Accent, Actor, Board, Label, LabelPatch, NewLabel};
 use clap::Subcommand;
 use serde_json::json;
 
@@ -30,22 +30,31 @@ pub enum Cmd {
     },
     /// Give a label a new name.
     Rename {
-        /// The workspace, by id or name.
+        /// The workspace, by id or name: needed only when LABEL is a name.
         #[arg(long)]
-        workspace: String,
-        /// The label, by id or name.
+        workspace: Option<String>,
+        /// The label, by id (alone) or by name (with --workspace).
         label: String,
         /// The new name.
         name: String,
     },
     /// Delete a label, and take it off every card.
     Delete {
-        /// The workspace, by id or name.
+        /// The workspace, by id or name: needed only when LABEL is a name.
         #[arg(long)]
-        workspace: String,
-        /// The label, by id or name.
+        workspace: Option<String>,
+        /// The label, by id (alone) or by name (with --workspace).
         label: String,
     },
+}
+
+/// The label LABEL names: by id alone, or by name in `--workspace`.
+async fn find(board: &Board, workspace: Option<&str>, label: &str) -> anyhow::Result<Label> {
+    let ws = match workspace {
+        Some(w) => Some(board.admin().find_workspace(w).await?.id),
+        None => None,
+    };
+    Ok(board.admin().find_label_in(ws.as_ref(), label).await?)
 }
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
@@ -94,8 +103,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             label,
             name,
         } => {
-            let ws = board.admin().find_workspace(&workspace).await?;
-            let found = board.admin().find_label(&ws.id, &label).await?;
+            let found = find(board, workspace.as_deref(), &label).await?;
             let patch = LabelPatch {
                 name: Some(crate::lookup::name(&name)?),
                 ..LabelPatch::default()
@@ -103,8 +111,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             board.update_label(ME, &found.id, patch).await?
         }
         Cmd::Delete { workspace, label } => {
-            let ws = board.admin().find_workspace(&workspace).await?;
-            let found = board.admin().find_label(&ws.id, &label).await?;
+            let found = find(board, workspace.as_deref(), &label).await?;
             board.delete_label(ME, &found.id).await?;
             out.value(&json!({"id": found.id, "deleted": true}), || {
                 format!("deleted label {:?} ({})", found.name, found.id)

@@ -475,6 +475,24 @@ on_both_backends! {
         assert_eq!(list, json!([]));
     }
 
+    // A label's id is enough to rename or delete it; a name needs its workspace.
+    async fn a_label_id_alone_names_the_label(backend) {
+        let app = common::spawn_app(backend).await;
+        let made = app.cli(&["--json", "label", "create", "--workspace", "Default", "Bug"]).await.ok();
+        let label = id(&made);
+        let renamed = app.cli(&["--json", "label", "rename", &label, "Defect"]).await.ok();
+        assert_eq!((renamed["id"].as_str(), renamed["name"].as_str()), (Some(label.as_str()), Some("Defect")));
+        let by_name = app.cli(&["label", "rename", "Defect", "Flaw"]).await;
+        assert!(!by_name.success, "a name alone is refused");
+        assert!(by_name.stderr.contains("--workspace"), "the error says what to give: {}", by_name.stderr);
+        let unknown = app.cli(&["label", "delete", &"z".repeat(24)]).await;
+        assert!(!unknown.success && unknown.stderr.contains("--workspace"), "{}", unknown.stderr);
+        let deleted = app.cli(&["--json", "label", "delete", &label]).await.ok();
+        assert_eq!(deleted, json!({"id": label, "deleted": true}));
+        let list = app.cli(&["--json", "label", "list", "--workspace", "Default"]).await.ok();
+        assert_eq!(list, json!([]));
+    }
+
     async fn cards_are_archived_listed_and_restored(backend) {
         let app = common::spawn_app(backend).await;
         let a = id(&app.card("Parked one").await);

@@ -288,6 +288,26 @@ impl Board {
 }
 
 impl Admin<'_> {
+    /// The label `id_or_name` names: by its id alone, or by name in workspace
+    /// `ws` (a name needs its workspace; an id in another workspace than `ws`
+    /// is looked up as a name there). None is [`Error::Unknown`].
+    pub async fn find_label_in(&self, ws: Option<&WorkspaceId>, id_or_name: &str) -> Result<Label> {
+        if let Some(id) = LabelId::parse(id_or_name.trim()) {
+            match self.board.label(&Actor::Operator, &id, Role::Viewer).await {
+                Ok(l) if ws.is_none_or(|w| *w == l.workspace_id) => return Ok(l),
+                Ok(_) | Err(Error::NotFound(_)) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        match ws {
+            Some(ws) => self.find_label(ws, id_or_name).await,
+            None => Err(Error::Unknown(format!(
+                "no label has the id {id_or_name:?}; to find a label by name, give its \
+                 workspace (--workspace)"
+            ))),
+        }
+    }
+
     /// The label of workspace `ws` that `id_or_name` names: by id, or by name
     /// folded as names are kept unique (ignoring case). None is
     /// [`Error::Unknown`], listing the workspace's labels.

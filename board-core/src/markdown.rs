@@ -2,10 +2,11 @@
 //! card's comments (`contentHtml`). The stored text is never altered; the
 //! HTML is made on each read.
 //!
-//! CommonMark with tables, strikethrough, autolinks (`<https://…>`) and task
-//! lists (disabled checkboxes), by `pulldown-cmark`; then sanitised by an
-//! allowlist with `ammonia`, written once here ([`ALLOWED_TAGS`],
-//! [`ALLOWED_ATTRIBUTES`], [`URL_SCHEMES`]):
+//! CommonMark with tables, strikethrough, autolinks (`<https://…>`, and bare
+//! `https://…`, `http://…` and `www.…` as on GitHub, found by `linkify`, never
+//! inside code or a link) and task lists (disabled checkboxes), by
+//! `pulldown-cmark`; then sanitised by an allowlist with `ammonia`, written
+//! once here ([`ALLOWED_TAGS`], [`ALLOWED_ATTRIBUTES`], [`URL_SCHEMES`]):
 //!
 //! - no script, style, iframe, object, embed, form, svg or math element, and
 //!   no event or `style` attribute: only the tags and attributes listed pass;
@@ -14,16 +15,19 @@
 //!   paths); `javascript:`, `vbscript:` and `data:` URLs are removed, however
 //!   they are spelled or encoded (ammonia reads them as a browser would);
 //! - every link gets `rel="noopener noreferrer nofollow"`;
-//! - an image shows only when its source is one of this server's files
-//!   (`/api/files/…`): a Markdown image of any other source becomes a link to
-//!   it, and a raw `<img>` of another source is removed (no tracking pixel
-//!   loads when a card is opened); an image without alt text gets `alt=""`;
-//! - a checkbox is always disabled.
+//! - an image shows only when its source is exactly one of this server's
+//!   files, `/api/files/<storedName>` and nothing more ([`is_server_file`]): a
+//!   Markdown image of any other source becomes a link to it, and a raw
+//!   `<img>` of another source is removed (no tracking pixel loads when a card
+//!   is opened, and no `/api/files/../…` path reaches another route); an image
+//!   without alt text gets `alt=""`;
+//! - the only `<input>` is a task list's checkbox, always disabled: a raw
+//!   `<input>` in the text is removed with every other form control.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::LazyLock;
 
-use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd, TextMergeStream};
 
 use crate::error::{Result, ValidationErrors};
 
@@ -58,7 +62,6 @@ pub(crate) const ALLOWED_TAGS: &[&str] = &[
     "tr",
     "th",
     "td",
-    "input",
     "sup",
     "sub",
 ];
@@ -68,7 +71,6 @@ pub(crate) const ALLOWED_ATTRIBUTES: &[(&str, &[&str])] = &[
     ("a", &["href", "title"]),
     ("img", &["src", "alt", "title"]),
     ("ol", &["start"]),
-    ("input", &["type", "checked", "disabled"]),
 ];
 
 /// The URL schemes a link may have (relative URLs pass too).
@@ -87,27 +89,134 @@ static CLEANER: LazyLock<ammonia::Builder<'static>> = LazyLock::new(|| {
         .url_schemes(URL_SCHEMES.iter().copied().collect())
         .url_relative(ammonia::UrlRelative::PassThrough)
         .link_rel(Some("noopener noreferrer nofollow"))
-        .set_tag_attribute_value("input", "disabled", "")
         .attribute_filter(|element, attribute, value| match (element, attribute) {
-            ("img", "src") if !value.starts_with(FILES_PATH) => None,
-            ("input", "type") if value != "checkbox" => None,
+            ("img", "src") if !is_server_file(value) => None,
             _ => Some(value.into()),
         });
     b
 });
 
+/// Whether `src` is exactly one of this server's files: `/api/files/` and a
+/// stored name (letters and digits), with nothing before or after it: no
+/// further segment, no `..`, no query, fragment or encoded character.
+pub(crate) fn is_server_file(src: &str) -> bool {
+    src.strip_prefix(FILES_PATH).is_some_and(|name| {
+        (1..=64).contains(&name.len()) && name.bytes().all(|b| b.is_ascii_alphanumeric())
+    })
+}
+
+/// A task list's checkboxes, as the HTML shows them (the only `<input>`).
+const CHECKBOX: &str = "<input disabled=\"\" type=\"checkbox\">";
+const CHECKED: &str = "<input checked=\"\" disabled=\"\" type=\"checkbox\">";
+
 /// `text` (Markdown) as safe HTML.
 pub(crate) fn to_html(text: &str) -> String {
+    let has_tasks = Parser::new_ext(text, options()).any(|e| matches!(e, Event::TaskListMarker(_)));
+    if !has_tasks {
+        return render(text, None);
+    }
+    // The cleaner removes every `<input>`; a task list's checkboxes are put
+    // back after it, from two characters that mark them in the text. They are
+    // chosen among the private-use characters the text does not render to
+    // (rendered without the marks), so no input can forge one.
+    let plain = render(text, Some(('\0', '\0')));
+    let mut free = ('\u{E000}'..='\u{F8FF}').filter(|c| !plain.contains(*c));
+    let (Some(open), Some(done)) = (free.next(), free.next()) else {
+        return plain;
+    };
+    render(text, Some((open, done)))
+        .replace(open, CHECKBOX)
+        .replace(done, CHECKED)
+}
+
+fn options() -> Options {
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_STRIKETHROUGH);
     options.insert(Options::ENABLE_TASKLISTS);
+    options
+}
+
+/// `text` rendered and cleaned, each task list marker written as the first
+/// (unchecked) or second (checked) character of `marks` (`'\0'`: none).
+fn render(text: &str, marks: Option<(char, char)>) -> String {
+    let events = TextMergeStream::new(Parser::new_ext(text, options()));
+    let events = foreign_images_as_links(bare_urls_as_links(events)).map(move |e| match e {
+        Event::TaskListMarker(checked) => {
+            let (open, done) = marks.unwrap_or(('\0', '\0'));
+            let mark = if checked { done } else { open };
+            Event::Text(CowStr::from(mark.to_string().replace('\0', "")))
+        }
+        other => other,
+    });
     let mut unsafe_html = String::with_capacity(text.len() * 3 / 2);
-    pulldown_cmark::html::push_html(
-        &mut unsafe_html,
-        foreign_images_as_links(Parser::new_ext(text, options)),
-    );
+    pulldown_cmark::html::push_html(&mut unsafe_html, events);
     mend_images(CLEANER.clean(&unsafe_html).to_string())
+}
+
+/// The events of `parser`, with each bare `https://…`, `http://…` or `www.…`
+/// in text made a link (as on GitHub: a `www.` link goes to `http://`), except
+/// in a code block, a link or an image's text (code spans are their own
+/// events, never text).
+fn bare_urls_as_links<'a>(
+    parser: impl Iterator<Item = Event<'a>>,
+) -> impl Iterator<Item = Event<'a>> {
+    let mut finder = linkify::LinkFinder::new();
+    finder
+        .kinds(&[linkify::LinkKind::Url])
+        .url_must_have_scheme(false);
+    // How many code blocks, links and images the current text is inside.
+    let mut inside = 0usize;
+    parser.flat_map(move |event| {
+        let mut out = Vec::new();
+        match event {
+            Event::Start(Tag::CodeBlock(_) | Tag::Link { .. } | Tag::Image { .. }) => {
+                inside += 1;
+                out.push(event);
+            }
+            Event::End(TagEnd::CodeBlock | TagEnd::Link | TagEnd::Image) => {
+                inside = inside.saturating_sub(1);
+                out.push(event);
+            }
+            Event::Text(text) if inside == 0 => {
+                let mut last = 0;
+                for link in finder.links(&text) {
+                    let found = link.as_str();
+                    let lower = found.to_ascii_lowercase();
+                    let href = match () {
+                        _ if lower.starts_with("https://") || lower.starts_with("http://") => {
+                            found.to_string()
+                        }
+                        _ if lower.starts_with("www.") => format!("http://{found}"),
+                        _ => continue,
+                    };
+                    if link.start() > last {
+                        out.push(Event::Text(CowStr::from(
+                            text[last..link.start()].to_string(),
+                        )));
+                    }
+                    out.push(Event::Start(Tag::Link {
+                        link_type: LinkType::Autolink,
+                        dest_url: CowStr::from(href),
+                        title: CowStr::from(""),
+                        id: CowStr::from(""),
+                    }));
+                    out.push(Event::Text(CowStr::from(found.to_string())));
+                    out.push(Event::End(TagEnd::Link));
+                    last = link.end();
+                }
+                match last {
+                    0 => out.push(Event::Text(text)),
+                    _ if last < text.len() => {
+                        out.push(Event::Text(CowStr::from(text[last..].to_string())))
+                    }
+                    _ => {}
+                }
+            }
+            other => out.push(other),
+        }
+        out
+    })
 }
 
 /// The cleaner's images, mended so that no client shows an unnamed one: an
@@ -155,7 +264,7 @@ fn foreign_images_as_links<'a>(
             title,
             id,
         }) => {
-            let foreign = !dest_url.starts_with(FILES_PATH);
+            let foreign = !is_server_file(&dest_url);
             open.push(foreign);
             match foreign {
                 true => Event::Start(Tag::Link {
@@ -267,6 +376,16 @@ mod tests {
     fn assert_safe(input: &str) -> String {
         let html = to_html(input);
         for (tag, attributes) in tags(&html) {
+            if tag == "input" {
+                // A task list's checkbox, exactly as this module writes it.
+                let names: Vec<&str> = attributes.iter().map(|(k, _)| *k).collect();
+                assert!(
+                    names == ["disabled", "type"] || names == ["checked", "disabled", "type"],
+                    "{input:?} → {attributes:?} in {html}"
+                );
+                assert!(attributes.contains(&("type", "checkbox")), "{html}");
+                continue;
+            }
             assert!(ALLOWED_TAGS.contains(&tag), "{input:?} → <{tag}> in {html}");
             let allowed = ALLOWED_ATTRIBUTES
                 .iter()
@@ -283,7 +402,7 @@ mod tests {
                 }
                 if tag == "img" && key == "src" {
                     assert!(
-                        value.starts_with(FILES_PATH),
+                        is_server_file(value),
                         "{input:?} → a foreign image in {html}"
                     );
                 }
@@ -322,9 +441,9 @@ mod tests {
 
     #[test]
     fn images_show_only_from_this_servers_files() {
-        let html = assert_safe("![shot](/api/files/abc/shot.png)");
+        let html = assert_safe("![shot](/api/files/abc123)");
         assert!(
-            html.contains("<img src=\"/api/files/abc/shot.png\" alt=\"shot\""),
+            html.contains("<img src=\"/api/files/abc123\" alt=\"shot\""),
             "{html}"
         );
         let html = assert_safe("![pixel](https://tracker.example/p.gif)");
@@ -340,13 +459,102 @@ mod tests {
         let html = assert_safe("a <img src=x onerror=alert(1)> b <img title=\"t>\">");
         assert!(!html.contains("<img"), "{html}");
         assert!(html.contains("a  b"), "{html}");
-        let html = assert_safe("<img title=\"a > b\" src=\"/api/files/x/y.png\">");
+        let html = assert_safe("<img title=\"a > b\" src=\"/api/files/xy1\">");
         assert!(
-            html.contains("<img title=\"a &gt; b\" src=\"/api/files/x/y.png\" alt=\"\">"),
+            html.contains("<img title=\"a &gt; b\" src=\"/api/files/xy1\" alt=\"\">"),
             "{html}"
         );
-        let html = assert_safe("![](/api/files/x/y.png)");
+        let html = assert_safe("![](/api/files/xy1)");
         assert!(html.contains("alt=\"\""), "{html}");
+    }
+
+    #[test]
+    fn an_image_shows_only_from_exactly_a_stored_files_path() {
+        let html = assert_safe("![x](/api/files/../../api/session)");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(
+            html.contains("<a href=\"/api/files/../../api/session\""),
+            "a link: {html}"
+        );
+        for src in [
+            "/api/files/",
+            "/api/files/abc/def",
+            "/api/files/abc?x=1",
+            "/api/files/abc#x",
+            "/api/files/%2e%2e",
+            "/api/files/..",
+            "/api/files/abc%2Fdef",
+            "/api/files/abc/../../session",
+            "//api/files/abc",
+            "/api/filesabc",
+            "https://host/api/files/abc",
+        ] {
+            let html = assert_safe(&format!("![x]({src})"));
+            assert!(!html.contains("<img"), "{src}: {html}");
+            let html = assert_safe(&format!("<img src=\"{src}\" alt=\"x\">"));
+            assert!(!html.contains("<img"), "{src}: {html}");
+        }
+        assert!(is_server_file("/api/files/clx9k2j0a000008l4g3h2f1e0"));
+        assert!(!is_server_file(&format!("/api/files/{}", "a".repeat(65))));
+    }
+
+    #[test]
+    fn the_only_input_is_a_task_lists_checkbox() {
+        for raw in [
+            "<input disabled>",
+            "<input type=\"checkbox\" checked disabled>",
+            "- <input disabled> not a task",
+            "a <INPUT TYPE=checkbox DISABLED> b",
+            "<p><input type=\"text\" value=\"x\"></p>",
+        ] {
+            let html = assert_safe(raw);
+            assert!(!html.contains("<input"), "{raw:?} → {html}");
+        }
+        let html = assert_safe("- [ ] a\n- [x] b\n- <input type=checkbox disabled> c\n");
+        assert_eq!(html.matches("<input").count(), 2, "{html}");
+        assert_eq!(html.matches("checked").count(), 1, "{html}");
+        // The marks that stand for checkboxes cannot be forged, spelled or encoded.
+        let forged = "- [ ] a\n\n\u{E000} \u{E001} &#57344; &#xE001; `\u{E000}` [\u{E000}](/x \"\u{E000}\")\n";
+        let html = assert_safe(forged);
+        assert_eq!(html.matches("<input").count(), 1, "{html}");
+        assert!(html.contains('\u{E000}'), "the text stays: {html}");
+    }
+
+    #[test]
+    fn bare_urls_become_links_as_on_github() {
+        let html = assert_safe(
+            "See https://example.com/a_b?q=1, http://old.example and www.example.org.\n\n\
+             Not example.com nor `https://code.example`, nor [https://text.example](https://to.example).\n\n\
+             ```\nhttps://block.example\n```\n\n    https://indented.example\n\n\
+             javascript:alert(1) ftp://files.example <https://angle.example> (https://paren.example/x)",
+        );
+        let link = |href: &str, text: &str| {
+            format!("<a href=\"{href}\" rel=\"noopener noreferrer nofollow\">{text}</a>")
+        };
+        for (href, text) in [
+            ("https://example.com/a_b?q=1", "https://example.com/a_b?q=1"),
+            ("http://old.example", "http://old.example"),
+            ("http://www.example.org", "www.example.org"),
+            ("https://to.example", "https://text.example"),
+            ("https://angle.example", "https://angle.example"),
+            ("https://paren.example/x", "https://paren.example/x"),
+        ] {
+            assert!(html.contains(&link(href, text)), "{href}: {html}");
+        }
+        assert_eq!(html.matches("<a ").count(), 6, "{html}");
+        for plain in [
+            "<code>https://code.example</code>",
+            "https://block.example\n</code>",
+            "https://indented.example\n</code>",
+            "Not example.com nor",
+            "javascript:alert(1) ftp://files.example",
+        ] {
+            assert!(html.contains(plain), "{plain}: {html}");
+        }
+        assert!(
+            html.contains("www.example.org</a>."),
+            "the full stop stays out: {html}"
+        );
     }
 
     /// Vectors that broke peers (Planka, Wekan, Vikunja, Deck advisories) and

@@ -10,6 +10,9 @@
 //!   refused for its origin.
 //! - **CORS** for the origins of `--allowed-origins`: preflights answered from
 //!   the route table, and the `Access-Control-*` headers on every response.
+//! - **No caching of the API**: every answer under `/api/` carries
+//!   `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`, except
+//!   that an event stream and a file download keep their own caching.
 //!
 //! These are rules of HTTP and browsers, not of the board: no core operation
 //! sees an origin, so they live here, once.
@@ -20,7 +23,8 @@ use std::sync::Arc;
 use warp::http::header::{
     ACCESS_CONTROL_ALLOW_CREDENTIALS, ACCESS_CONTROL_ALLOW_HEADERS, ACCESS_CONTROL_ALLOW_METHODS,
     ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, ACCESS_CONTROL_MAX_AGE,
-    ACCESS_CONTROL_REQUEST_METHOD, ALLOW, AUTHORIZATION, HOST, ORIGIN, VARY,
+    ACCESS_CONTROL_REQUEST_METHOD, ALLOW, AUTHORIZATION, CACHE_CONTROL, HOST, ORIGIN, VARY,
+    X_CONTENT_TYPE_OPTIONS,
 };
 use warp::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use warp::reply::Response;
@@ -70,11 +74,38 @@ where
         });
     let routed = inner.map(Reply::into_response);
     warp::header::headers_cloned()
+        .and(warp::path::full())
         .and(guard.or(routed).unify())
-        .map(move |headers: HeaderMap, mut response: Response| {
-            decorate(&headers, &mut response, &origins);
-            response
-        })
+        .map(
+            move |headers: HeaderMap, path: warp::path::FullPath, mut response: Response| {
+                decorate(&headers, &mut response, &origins);
+                api_caching(path.as_str(), &mut response);
+                response
+            },
+        )
+}
+
+/// The routes that keep their own `Cache-Control` on success: an event stream
+/// (`no-cache`) and a file download (`private`, immutable).
+const OWN_CACHING: &[&str] = &["/api/events", "/api/files/{storedName}"];
+
+/// Every answer under `/api/` (errors too, and answers no route gave) carries
+/// `X-Content-Type-Options: nosniff` and `Cache-Control: no-store`: an answer
+/// that holds a person's data or a secret is kept in no cache, shared or
+/// private. An event stream and a file download keep the caching they set.
+fn api_caching(path: &str, response: &mut Response) {
+    if !path.starts_with("/api/") {
+        return;
+    }
+    let route = response.extensions().get::<RouteTemplate>().map(|t| t.0);
+    let own = route.is_some_and(|r| OWN_CACHING.contains(&r))
+        && response.status().is_success()
+        && response.headers().contains_key(CACHE_CONTROL);
+    let h = response.headers_mut();
+    h.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    if !own {
+        h.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
 }
 
 /// The answer given before any route runs: a refused cross-origin write, or a
@@ -116,7 +147,9 @@ fn before_routing(
         Method::POST | Method::PATCH | Method::PUT | Method::DELETE
     );
     // A sign-in sets the cookie: it is checked as a cookie write is (§23).
-    let signs_in = *method == Method::POST && SIGN_IN_PATHS.contains(&path);
+    // Judged by the route the table matches, never by the spelling of the path.
+    let template = crate::routes::table().allow(path).map(|(t, _)| t);
+    let signs_in = *method == Method::POST && template.is_some_and(|t| SIGN_IN_PATHS.contains(&t));
     let by_cookie = !headers.contains_key(AUTHORIZATION) && session_cookie(headers).is_some();
     if !writes || !(by_cookie || signs_in) {
         return None;
@@ -135,7 +168,6 @@ fn before_routing(
             "{what} with several Origin headers is refused: send one Origin, from this \
              server's own origin or one listed in --allowed-origins{or_else}"
         ));
-        let template = crate::routes::table().allow(path).map(|(t, _)| t);
         return Some(labelled(refusal, template));
     }
     let refusal = match origin {
@@ -151,7 +183,6 @@ fn before_routing(
         }
         _ => None,
     }?;
-    let template = crate::routes::table().allow(path).map(|(t, _)| t);
     Some(labelled(refusal, template))
 }
 

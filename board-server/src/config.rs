@@ -7,6 +7,8 @@ use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
+use crate::proxy::{Trust, TrustedProxies};
+
 /// On or off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Switch {
@@ -122,12 +124,28 @@ pub struct Config {
           default_missing_value = "true", action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub secure_cookies: bool,
-    /// Takes the client's address from the first `X-Forwarded-For` entry
-    /// (behind a reverse proxy that sets it); else the connection's peer.
+    /// Behind a reverse proxy that appends the address it sees to
+    /// `X-Forwarded-For` (nginx's `$proxy_add_x_forwarded_for`): the client's
+    /// address (sign-in throttling, logs) is the header's right-most entry,
+    /// and `X-Forwarded-Proto` is believed. Else the connection's peer.
     #[arg(long, env = "BOARD_TRUST_PROXY", num_args = 0..=1, require_equals = true, default_value = "false",
           default_missing_value = "true", action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub trust_proxy: bool,
+    /// The proxies in front of the server (comma-separated networks or
+    /// addresses: `127.0.0.1,10.0.0.0/8`). Implies --trust-proxy, but
+    /// `X-Forwarded-For` is believed only from a peer in the list, and its
+    /// entries are read from the right past every listed proxy: the first
+    /// that is not one is the client.
+    #[arg(
+        long,
+        env = "BOARD_TRUSTED_PROXIES",
+        value_name = "CIDR,…",
+        default_value = "",
+        hide_default_value = true,
+        value_parser = TrustedProxies::parse
+    )]
+    pub trusted_proxies: TrustedProxies,
     /// The URL people reach the board at (`https://board.example.org`): the
     /// start of invitation and reset links. Default: the request's origin
     /// (the first run's reset link: this server's address).
@@ -141,6 +159,14 @@ impl Config {
     /// `BOARD_UI=off`.
     pub fn serves_ui(&self) -> bool {
         !self.no_ui && self.ui == Switch::On
+    }
+
+    /// What the server believes of proxies (`--trust-proxy`, `--trusted-proxies`).
+    pub fn trust(&self) -> Trust<'_> {
+        Trust {
+            trust_proxy: self.trust_proxy,
+            proxies: &self.trusted_proxies,
+        }
     }
 }
 

@@ -470,6 +470,7 @@ fn early_error_answer(written: &[u8]) -> Option<Vec<u8>> {
     Some(
         format!(
             "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n\
+             cache-control: no-store\r\nx-content-type-options: nosniff\r\n\
              content-length: {}\r\nconnection: close\r\n\r\n{body}",
             body.len()
         )
@@ -489,6 +490,10 @@ mod tests {
         assert!(ours.starts_with("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
         assert!(
             ours.contains("content-type: application/json\r\n"),
+            "{ours}"
+        );
+        assert!(
+            ours.contains("cache-control: no-store\r\nx-content-type-options: nosniff\r\n"),
             "{ours}"
         );
         let body: serde_json::Value =

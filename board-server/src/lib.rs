@@ -11,6 +11,7 @@ pub mod error;
 pub mod metrics;
 pub mod observe;
 pub mod openapi;
+pub mod proxy;
 pub mod routes;
 pub mod ui;
 

@@ -3,7 +3,8 @@
 //! of board-core (feature `openapi`). What holds for every route is applied
 //! here once (`Common`): the security schemes; a secured route may answer 401
 //! and 403, a route with a path id 404 (unless the route says more); a JSON
-//! body is closed (unknown fields are a schema failure) and may answer 413;
+//! body is closed (unknown fields are a schema failure) and may answer 413
+//! and 415;
 //! and `LINKS` says where a created resource's id can be used.
 //!
 //! The routes' own operations come from the route table
@@ -48,6 +49,12 @@ than the server's own (its `Host`) or one listed in `--allowed-origins`, or, wit
 `Origin`, when `Sec-Fetch-Site` is `cross-site`. A request authenticated by the \
 `Authorization` header is never refused for its origin. A cookie write with several \
 `Origin` headers is refused as `CROSS_ORIGIN`.
+
+Paths are matched exactly: a trailing or doubled slash, a `.` or `..` segment or an \
+encoded slash is 404. A route that reads a JSON body refuses any other `Content-Type` \
+than `application/json` or a `+json` type with 415 `UNSUPPORTED_MEDIA_TYPE`, changing \
+nothing. Every answer under `/api/` carries `Cache-Control: no-store` and \
+`X-Content-Type-Options: nosniff`, except event streams and file downloads.
 
 CORS: for an origin listed in `--allowed-origins` (`BOARD_ALLOWED_ORIGINS`), a preflight \
 `OPTIONS` on any route answers 204 with `Access-Control-Allow-Origin` (that origin), \
@@ -295,6 +302,12 @@ fn shared_responses(op: &mut Operation) -> Option<String> {
     };
     let json = json_body(body)?;
     add_error(op, "413", "The JSON body is over 1 MiB");
+    add_error(
+        op,
+        "415",
+        "UNSUPPORTED_MEDIA_TYPE: a body sent with a Content-Type other than \
+         application/json or a +json type",
+    );
     json
 }
 

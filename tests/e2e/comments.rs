@@ -135,7 +135,7 @@ on_every_store! {
         let unknown = app.call("POST", &path, Some(json!({"content": "x", "author": "me"}))).await;
         assert_eq!(unknown.status, 422);
         assert_eq!(unknown.body["details"]["formErrors"].as_array().unwrap().len(), 1);
-        let raw = app.raw("POST", &path, &[("authorization", &format!("Bearer {}", app.token))], "{nope").await;
+        let raw = app.raw("POST", &path, &[("authorization", &format!("Bearer {}", app.token)), ("content-type", "application/json")], "{nope").await;
         assert_eq!(raw.status, 422);
         let one = format!("/api/comments/{}", id(&long.body));
         let r = app.call("PATCH", &one, Some(json!({"content": "   "}))).await;

@@ -289,3 +289,42 @@ async fn the_document_describes_conditional_requests() {
         assert!(op["responses"]["412"].is_object(), "PATCH {path}: 412");
     }
 }
+
+// Every operation that reads a JSON body documents 415, and one whose path
+// names no resource (nothing to find first) answers it to a text/plain body.
+#[tokio::test]
+async fn every_json_body_documents_and_answers_415() {
+    let app = common::spawn_app(common::Backend::Sqlite).await;
+    let doc = app.call_as("", "GET", "/api/openapi.json", None).await.body;
+    let mut answered = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            if op["requestBody"]["content"]
+                .get("application/json")
+                .is_none()
+            {
+                continue;
+            }
+            let listed = &op["responses"]["415"];
+            assert!(listed.is_object(), "{method} {path} does not list 415");
+            if path.contains('{') {
+                continue;
+            }
+            let res = app
+                .raw(
+                    &method.to_uppercase(),
+                    path,
+                    &[
+                        ("authorization", &format!("Bearer {}", app.token)),
+                        ("content-type", "text/plain"),
+                    ],
+                    "{}",
+                )
+                .await;
+            assert_eq!(res.status, 415, "{method} {path}: {}", res.body);
+            assert_eq!(res.body["error"], "UNSUPPORTED_MEDIA_TYPE");
+            answered += 1;
+        }
+    }
+    assert!(answered >= 8, "{answered}");
+}

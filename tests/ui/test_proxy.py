@@ -13,7 +13,9 @@ Then, in Chromium (which accepts the self-signed certificate): the first run's
 reset link, opened through the proxy, sets admin's password; a fresh browser
 signs in through the UI; the board loads; a card created through the API,
 directly against board-server, appears on the page within 2 s, through the
-proxy's event stream.
+proxy's event stream. And a client that writes its own X-Forwarded-For
+(nginx appends the address it sees to it) can neither escape the sign-in
+throttle nor lock out the address it names.
 
 Needs nginx and openssl (`bash .ci/install-ui-tests` installs them).
 """
@@ -194,3 +196,44 @@ def test_behind_nginx_with_tls_sign_in_and_live_events(browser, proxied):
     assert "GET /api/events?" in access, access
     assert errors == [], errors
     context.close()
+
+
+def sign_in_through(public, password, forwarded_for=None, source="127.0.0.1"):
+    """POST /api/session as admin through the proxy from the local address
+    `source`, sending `forwarded_for` as the client's own X-Forwarded-For:
+    the status."""
+    import http.client
+    import json
+    host, port = public.removeprefix("https://").split(":")
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    connection = http.client.HTTPSConnection(host, int(port), context=context,
+                                             source_address=(source, 0), timeout=30)
+    headers = {"Content-Type": "application/json"}
+    if forwarded_for is not None:
+        headers["X-Forwarded-For"] = forwarded_for
+    body = json.dumps({"name": "admin", "password": password})
+    try:
+        connection.request("POST", "/api/session", body=body, headers=headers)
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_behind_nginx_a_forged_forwarded_for_changes_nothing(proxied):
+    """nginx appends the address it sees to what the client sent: a client
+    can neither escape the throttle nor lock someone else out by writing its
+    own X-Forwarded-For."""
+    server, public, _ = proxied
+    server.set_admin_password()
+    victim = "127.0.0.5"  # another client: it reaches nginx from this address
+    forged = [victim, f"{victim}, 203.0.113.2", f"{victim}, not-an-ip", f"{victim}, " + "a" * 5000,
+              f"{victim},{victim}"]
+    for xff in forged:
+        assert sign_in_through(public, "wrong password", xff) == 401, xff[:40]
+    # The attacker (127.0.0.1) was counted as itself, whatever it wrote...
+    assert sign_in_through(public, PASSWORD, "198.51.100.9") == 429
+    assert sign_in_through(public, PASSWORD) == 429
+    # ...and the address it forged is not locked out.
+    assert sign_in_through(public, PASSWORD, source=victim) == 200

@@ -110,24 +110,14 @@ pub struct Request {
 }
 
 impl Request {
-    /// The client's address (contract §23): the first `X-Forwarded-For`
-    /// entry with `--trust-proxy`, else the connection's peer (its IP, without
-    /// the port); `unknown` when neither is known.
+    /// The client's address: the connection's peer, or behind a trusted
+    /// proxy the address it appended to `X-Forwarded-For` (see
+    /// [`crate::proxy`]); `unknown` when neither is known.
     pub fn client_address(&self) -> String {
-        let forwarded = self
-            .app
-            .config
-            .trust_proxy
-            .then(|| self.headers.get("x-forwarded-for"))
-            .flatten()
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(',').next())
-            .map(str::trim)
-            .filter(|v| !v.is_empty());
-        match (forwarded, self.peer) {
-            (Some(f), _) => f.to_string(),
-            (None, Some(p)) => p.ip().to_string(),
-            (None, None) => "unknown".to_string(),
+        let peer = self.peer.map(|p| p.ip());
+        match self.app.config.trust().client(peer, &self.headers) {
+            Some(ip) => ip.to_string(),
+            None => "unknown".to_string(),
         }
     }
 
@@ -184,7 +174,8 @@ impl Request {
             return url.trim_end_matches('/').to_string();
         }
         let header = |name: &str| self.headers.get(name).and_then(|v| v.to_str().ok());
-        let https = self.app.config.trust_proxy && header("x-forwarded-proto") == Some("https");
+        let trusted = self.app.config.trust().believes(self.peer.map(|p| p.ip()));
+        let https = trusted && header("x-forwarded-proto") == Some("https");
         let scheme = if https { "https" } else { "http" };
         format!("{scheme}://{}", header("host").unwrap_or("localhost"))
     }
@@ -246,8 +237,9 @@ impl Request {
     }
 
     /// Reads a JSON route's body, refusing more than [`JSON_LIMIT`] bytes
-    /// with 413.
+    /// with 413, and a body not sent as JSON with 415 (see [`json_media`]).
     pub async fn json_body(&mut self) -> Result<Vec<u8>, ApiError> {
+        let declared = json_media(&self.headers)?;
         let mut out = Vec::new();
         let body = self.body.get_mut().unwrap_or_else(|e| e.into_inner());
         while let Some(chunk) = body.next().await {
@@ -266,6 +258,9 @@ impl Request {
                 ));
             }
             out.extend_from_slice(&chunk);
+        }
+        if !declared && !out.is_empty() {
+            return Err(not_json("no Content-Type"));
         }
         Ok(out)
     }
@@ -293,6 +288,46 @@ impl Request {
         };
         (rest, form)
     }
+}
+
+/// Whether a JSON route's body is declared JSON: `Content-Type:
+/// application/json` (parameters allowed) or a `+json` type is; no
+/// `Content-Type` at all is `false` (only an empty body passes then). Any
+/// other type is 415 `UNSUPPORTED_MEDIA_TYPE` before the body is read: a page
+/// on another site can post `text/plain` (or a form) without a preflight, and
+/// such a request must never reach a JSON route's handler.
+fn json_media(headers: &HeaderMap) -> Result<bool, ApiError> {
+    let mut types = headers.get_all(warp::http::header::CONTENT_TYPE).iter();
+    let (Some(value), None) = (types.next(), types.next()) else {
+        return match headers.contains_key(warp::http::header::CONTENT_TYPE) {
+            true => Err(not_json("several Content-Type headers")),
+            false => Ok(false),
+        };
+    };
+    let text = value.to_str().unwrap_or("");
+    let essence = text.split(';').next().unwrap_or("").trim();
+    let essence = essence.to_ascii_lowercase();
+    let json = match essence.split_once('/') {
+        Some(("application", "json")) => true,
+        Some((kind, sub)) => {
+            let token = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_graphic());
+            token(kind) && sub.strip_suffix("+json").is_some_and(token)
+        }
+        None => false,
+    };
+    match json {
+        true => Ok(true),
+        false => Err(not_json(&format!("Content-Type {text:?}"))),
+    }
+}
+
+/// 415 `UNSUPPORTED_MEDIA_TYPE` for a JSON route's body sent as `what`.
+fn not_json(what: &str) -> ApiError {
+    ApiError::Http(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "UNSUPPORTED_MEDIA_TYPE",
+        format!("this route reads a JSON body, sent with {what}: send it with Content-Type: application/json"),
+    )
 }
 
 /// The query of the routes that read a column set: `tenant` and `project`.

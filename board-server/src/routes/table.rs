@@ -122,12 +122,25 @@ pub fn table() -> &'static Table {
     TABLE.get_or_init(|| Table::build(super::declared()))
 }
 
-/// The path's segments: without the leading slash, and with one trailing
-/// slash ignored (`/api/cards/` is `/api/cards`).
+/// The path's segments, without the leading slash.
 fn split(path: &str) -> Vec<&str> {
     let path = path.strip_prefix('/').unwrap_or(path);
-    let path = path.strip_suffix('/').unwrap_or(path);
     path.split('/').collect()
+}
+
+/// Whether a segment of a request's path may match at all: a path is matched
+/// exactly, so an empty segment (a trailing or doubled slash), a `.` or `..`
+/// segment (percent-encoded too) and an encoded slash or backslash make
+/// another path, which no route has. No check keyed on a route's path can
+/// then be walked around by spelling the path differently.
+fn plain(segment: &str) -> bool {
+    let lower = segment.to_ascii_lowercase();
+    let decoded_dots = lower.replace("%2e", ".");
+    !segment.is_empty()
+        && decoded_dots != "."
+        && decoded_dots != ".."
+        && !lower.contains("%2f")
+        && !lower.contains("%5c")
 }
 
 impl Table {
@@ -175,6 +188,9 @@ impl Table {
     /// parameter (`/api/columns/order` is not a column id).
     fn find<'p>(&self, path: &'p str) -> Option<(&PathRoutes, String)> {
         let got = split(path);
+        if !got.iter().all(|s| plain(s)) {
+            return None;
+        }
         let mut best: Option<(usize, &PathRoutes, Vec<&'p str>)> = None;
         'paths: for p in &self.paths {
             if p.segments.len() != got.len() {
@@ -183,7 +199,6 @@ impl Table {
             let (mut literal, mut param) = (0, Vec::new());
             for (want, seg) in p.segments.iter().zip(&got) {
                 match want {
-                    None if seg.is_empty() => continue 'paths,
                     None => param.push(*seg),
                     Some(w) if w == seg => literal += 1,
                     Some(_) => continue 'paths,
@@ -265,11 +280,40 @@ mod tests {
             Some("/api/files/{storedName}")
         );
         assert_eq!(template("/api/columns"), Some("/api/columns"));
-        assert_eq!(template("/api/columns/"), Some("/api/columns"));
         assert_eq!(template("/healthz"), Some("/healthz"));
-        assert_eq!(template("/api/cards//history"), None);
         assert_eq!(template("/a/b/c/d/e/f"), None);
         assert_eq!(template(&format!("/api/cards/{id}/x/y/z")), None);
+    }
+
+    #[test]
+    fn only_the_exact_spelling_of_a_path_matches() {
+        let id = "c".repeat(24);
+        for path in [
+            "/api/session/".to_string(),
+            "/api/session//".to_string(),
+            "//api/session".to_string(),
+            "/api//session".to_string(),
+            "/api/./session".to_string(),
+            "/api/x/../session".to_string(),
+            "/api/%2e%2E/api/session".to_string(),
+            "/api/invitations/accept/".to_string(),
+            "/api%2Fsession".to_string(),
+            "/api/columns/".to_string(),
+            format!("/api/cards/{id}/history/"),
+            format!("/api/cards/{id}%2fhistory"),
+            "/api/files/..".to_string(),
+            "/api/files/a%5Cb".to_string(),
+            "/api/cards//history".to_string(),
+            "".to_string(),
+            "/".to_string(),
+        ] {
+            assert_eq!(template(&path), None, "{path}");
+        }
+        assert_eq!(template("/api/session"), Some("/api/session"));
+        assert_eq!(
+            template("/api/files/a.b.png"),
+            Some("/api/files/{storedName}")
+        );
     }
 
     #[test]
