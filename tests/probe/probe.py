@@ -4,8 +4,14 @@ replayed against a fresh server, expecting the fixed answer.
 
 It starts target/debug/board-server (built by `cargo build`) on a free port,
 on a fresh SQLite database in a temporary folder, with `--trust-proxy` (as
-behind the documented nginx), reads the first run's token, workspace and
-reset link, sets admin's password, and runs every case of CASES in order. A
+behind the documented nginx) and its log (BOARD_LOG=info) in a file of that
+folder, reads the first run's token, workspace and reset link, sets admin's
+password, and runs every case of CASES in order: the HTTP edge's below, then
+the people cases of people.py (sign-in, names, reset links, logs, throttle,
+invitations). A case may start a second server on the same database
+(`p.twin()`) and run the `board` CLI next to the server binary on it
+(`p.cli`). Left out: 503 BUSY after a 5 s wait for a password hasher counts
+as no failure (too slow for the probe; board-core tests it). A
 case is a small function of a `Probe`; it raises AssertionError (with what it
 saw) when the server answers what the hole answered. One line per case, then
 `N passed, M failed`; the exit status is non-zero on any failure.
@@ -32,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = Path(os.environ.get("BOARD_TEST_SERVER", ROOT / "target/debug/board-server"))
+CLI = SERVER.parent / "board"
 PASSWORD = "correct horse battery staple"
 EVIL = "https://evil.example"
 
@@ -56,16 +63,21 @@ class Answer:
 
 
 class Probe:
-    """A fresh board-server and what its first run printed."""
+    """A fresh board-server and what its first run printed; with `first`, a
+    second server on the database of the probe `first` (its twin)."""
 
-    def __init__(self, *flags):
-        self.dir = tempfile.mkdtemp(prefix="board-probe-")
+    def __init__(self, *flags, first=None):
+        self.flags, self.first, self.twins = flags, first, []
+        self.dir = first.dir if first else tempfile.mkdtemp(prefix="board-probe-")
+        self.database_url = f"sqlite://{self.dir}/board.db"
+        self.log_path = Path(self.dir) / f"server{len(first.twins) + 1 if first else ''}.log"
         env = {k: v for k, v in os.environ.items() if not k.startswith("BOARD_")}
-        env.update(BOARD_DATABASE_URL=f"sqlite://{self.dir}/board.db",
-                   BOARD_FILES_DIR=f"{self.dir}/files", BOARD_LOG="warn")
-        self.process = subprocess.Popen(
-            [str(SERVER), "--listen", "127.0.0.1:0", *flags],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        env.update(BOARD_DATABASE_URL=self.database_url,
+                   BOARD_FILES_DIR=f"{self.dir}/files", BOARD_LOG="info")
+        with open(self.log_path, "wb") as log:
+            self.process = subprocess.Popen(
+                [str(SERVER), "--listen", "127.0.0.1:0", *flags],
+                env=env, stdout=subprocess.PIPE, stderr=log, text=True)
         lines = []
         for line in self.process.stdout:
             lines.append(line)
@@ -77,17 +89,29 @@ class Probe:
         self.base = re.search(r"listening on (http://\S+)", text).group(1)
         self.host, port = self.base.removeprefix("http://").split(":")
         self.port = int(port)
+        if first:
+            self.token, self.tenant, self.reset_code = first.token, first.tenant, None
+            return
         self.token = re.search(r"Bearer token \(shown once\): (\S+)", text).group(1)
         self.tenant = re.search(r"\(tenant (\S+)\)", text).group(1)
         self.reset_code = re.search(r"shown once\): http\S+/reset#(\S+)", text).group(1)
 
+    def twin(self):
+        """A second server on this database (started once, stopped with this one)."""
+        if not self.twins:
+            self.twins.append(Probe(*self.flags, first=self))
+        return self.twins[0]
+
     def stop(self):
+        for twin in self.twins:
+            twin.stop()
         self.process.terminate()
         try:
             self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
-        shutil.rmtree(self.dir, ignore_errors=True)
+        if not self.first:
+            shutil.rmtree(self.dir, ignore_errors=True)
 
     def request(self, method, path, body=None, headers=None, token=None):
         """Sends `path` byte for byte (no client normalises it). A dict or
@@ -115,6 +139,18 @@ class Probe:
             return Answer(response.status, {k.lower(): v for k, v in response.getheaders()}, raw)
         finally:
             connection.close()
+
+    def log(self):
+        """What the server logged so far (BOARD_LOG=info, its stderr)."""
+        return self.log_path.read_text(encoding="utf-8", errors="replace")
+
+    def cli(self, *args, env=None):
+        """Runs `board ARGS --database-url <the probe's database>` with no
+        BOARD_* variable but those of `env`; returns the finished process."""
+        clean = {k: v for k, v in os.environ.items() if not k.startswith("BOARD_")}
+        clean.update(env or {})
+        return subprocess.run([str(CLI), *args, "--database-url", self.database_url],
+                              env=clean, capture_output=True, text=True, timeout=60)
 
     def ok(self, method, path, body=None, **options):
         """`request`, asserting a 2xx answer; returns its JSON."""
@@ -228,6 +264,12 @@ CASES = [
     case_api_answers_are_no_store_and_nosniff,
     case_markdown_images_only_from_a_file_and_bare_urls_linked,
 ]
+
+# people.py imports its helpers from this module: let it find this one, run as a script.
+sys.modules.setdefault("probe", sys.modules[__name__])
+from people import PEOPLE_CASES  # noqa: E402
+
+CASES += PEOPLE_CASES
 
 
 def main():
