@@ -106,6 +106,12 @@ async fn ok(app: &App, base: &str, method: &str, path: &str, body: Option<Value>
     r.body
 }
 
+/// `GET /api/cards/{card}{what}`, required to answer 200.
+async fn get(app: &App, card: &str, what: &str) -> Value {
+    let path = format!("/api/cards/{card}{what}");
+    ok(app, &app.base, "GET", &path, None).await
+}
+
 /// One racer on card `m`: a comment with an image, a comment deleted (the
 /// first four with their image), an attachment uploaded and one deleted, an
 /// item checked or unchecked, an item added and (every other racer) removed.
@@ -190,44 +196,16 @@ pub async fn race_count_changes(app: Arc<App>, bases: &[String]) {
     board.close().await;
     assert_eq!(mismatches, vec![], "kept counts differ from a recount");
     for m in &cards {
-        let card = ok(
-            &app,
-            &app.base,
-            "GET",
-            &format!("/api/cards/{}", m.card),
-            None,
-        )
-        .await;
-        let thread = ok(
-            &app,
-            &app.base,
-            "GET",
-            &format!("/api/cards/{}/comments", m.card),
-            None,
-        )
-        .await;
+        let card = get(&app, &m.card, "").await;
+        let thread = get(&app, &m.card, "/comments").await;
         let thread = thread.as_array().expect("comments");
         let images: usize = thread
             .iter()
             .map(|c| c["attachments"].as_array().map_or(0, Vec::len))
             .sum();
-        let own = ok(
-            &app,
-            &app.base,
-            "GET",
-            &format!("/api/cards/{}/attachments", m.card),
-            None,
-        )
-        .await;
+        let own = get(&app, &m.card, "/attachments").await;
         let own = own.as_array().expect("attachments").len();
-        let items = ok(
-            &app,
-            &app.base,
-            "GET",
-            &format!("/api/cards/{}/checklist", m.card),
-            None,
-        )
-        .await;
+        let items = get(&app, &m.card, "/checklist").await;
         let items = items.as_array().expect("items");
         let done = items.iter().filter(|i| i["done"] == true).count();
         // 8 + 8 racers' - 8 deleted comments; 4 + 8 - 4 attachments, 4 + 8 - 4
