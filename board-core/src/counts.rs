@@ -3,7 +3,7 @@
 //! triggers update `card_counts` in the statement that inserts, deletes or
 //! changes a comment, an attachment or a checklist item, whichever path it
 //! comes from (docs/decisions.md, "Counts kept"). A card's counts are the sum
-//! of its lanes (one on SQLite, up to 8 on PostgreSQL, one per group of
+//! of its lanes (one on SQLite, up to 16 on PostgreSQL, one per group of
 //! connections, so that writers to one card share no row).
 //!
 //! [`Admin::check_counts`] compares the kept counts with a recount of the

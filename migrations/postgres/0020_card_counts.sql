@@ -8,8 +8,9 @@
 -- attachment or a checklist item updates them, whichever path it comes from
 -- (a route, a cascade, an import, a copy). A card's count is the sum of its
 -- lanes. A writer adds to the lane of its connection (its backend's pid
--- modulo 8): comments racing onto one card take no common row lock (a plain
--- comment takes no lock at all, 0015), so their commits still share WAL
+-- modulo 16, a server's pool size): comments racing onto one card take no
+-- common row lock (a plain comment takes no lock at all, 0015), so their
+-- commits still share WAL
 -- flushes; one row per card would make them queue through each commit. A
 -- lane may go negative; the sum may not. A card keeps its card_id forever,
 -- and so do its comments, attachments and checklist items.
@@ -39,7 +40,7 @@ CREATE FUNCTION card_counts_add(card TEXT, d_comments BIGINT, d_attachments BIGI
                                 d_items BIGINT, d_done BIGINT) RETURNS void
 LANGUAGE plpgsql AS $$
 DECLARE
-    this_lane BIGINT := pg_backend_pid() % 8;
+    this_lane BIGINT := pg_backend_pid() % 16;
 BEGIN
     UPDATE card_counts SET comments = comments + d_comments,
         attachments = attachments + d_attachments, items = items + d_items,
