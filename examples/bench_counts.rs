@@ -11,8 +11,7 @@
 //! The history, written set-based straight into the tables (the schema's
 //! triggers keep the counts as for any other write): per card 1,000 comments,
 //! 100 checklist items (30 done), 20 attachments and 1,000 history entries,
-//! 64,000 comments in all; on PostgreSQL each card's counts spread over its
-//! 16 lanes. Each phase runs its board reads and its moves
+//! 64,000 comments in all. Each phase runs its board reads and its moves
 //! (every card to the next column, in turn) at 8 connections, twice,
 //! alternated; the ratio is after / before (the contract asks ≥ 80 %).
 //! `BENCH_COUNTS_PER_CARD=N` seeds N comments and history entries a card.
@@ -274,18 +273,6 @@ async fn seed(pool: &AnyPool, url: &str, n: i64) {
             .execute(pool)
             .await
             .unwrap();
-    }
-    // PostgreSQL: every card's counts spread over all 16 lanes, as months
-    // of writes through a server's 16 connections leave them (the worst case
-    // of the read that sums them).
-    if !url.starts_with("sqlite") {
-        sqlx::query(
-            "INSERT INTO card_counts (card_id, lane) SELECT k.id, l.i FROM cards k \
-             CROSS JOIN generate_series(1, 15) AS l(i) ON CONFLICT DO NOTHING",
-        )
-        .execute(pool)
-        .await
-        .unwrap();
     }
     // What a database that grew over months has: SQLite's log checkpointed
     // (the server's checkpoints follow its own writes, not these), and

@@ -3,8 +3,8 @@
 //! triggers update `card_counts` in the statement that inserts, deletes or
 //! changes a comment, an attachment or a checklist item, whichever path it
 //! comes from (docs/decisions.md, "Counts kept"). A card's counts are the sum
-//! of its lanes (one on SQLite, up to 16 on PostgreSQL, one per group of
-//! connections, so that writers to one card share no row).
+//! of its lanes (one on SQLite; on PostgreSQL one until writers race on the
+//! card, at most 17, so that racing writers share no row).
 //!
 //! [`Admin::check_counts`] compares the kept counts with a recount of the
 //! rows: `board gc --check` prints what differs, and the race tests

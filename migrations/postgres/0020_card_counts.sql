@@ -7,10 +7,9 @@
 -- triggers: the statement that inserts, deletes or changes a comment, an
 -- attachment or a checklist item updates them, whichever path it comes from
 -- (a route, a cascade, an import, a copy). A card's count is the sum of its
--- lanes. A writer adds to the lane of its connection (its backend's pid
--- modulo 16, a server's pool size): comments racing onto one card take no
--- common row lock (a plain comment takes no lock at all, 0015), so their
--- commits still share WAL
+-- lanes. A writer adds to the first lane no other writer holds
+-- (card_counts_add): comments racing onto one card take no common row lock
+-- (a plain comment takes no lock at all, 0015), so their commits still share WAL
 -- flushes; one row per card would make them queue through each commit. A
 -- lane may go negative; the sum may not. A card keeps its card_id forever,
 -- and so do its comments, attachments and checklist items.
@@ -33,22 +32,24 @@ SELECT k.id, 0,
        (SELECT COALESCE(SUM(i.done), 0) FROM checklist_items i WHERE i.card_id = k.id)
 FROM cards k;
 
--- Adds to a card's counts in this connection's lane. The lane is made when
+-- Adds to a card's counts: in its first lane no other writer holds (lane 0
+-- unless writers race on the card), or, when every lane is held, in this
+-- connection's spare lane (1 + its backend's pid modulo 16), made when
 -- missing, unless the card is gone (a deletion in this transaction whose
--- cascade takes its comments: its lanes go with it).
+-- cascade takes its comments: its lanes go with it). So a card has one lane
+-- until writers race on it, and at most 17.
 CREATE FUNCTION card_counts_add(card TEXT, d_comments BIGINT, d_attachments BIGINT,
                                 d_items BIGINT, d_done BIGINT) RETURNS void
 LANGUAGE plpgsql AS $$
-DECLARE
-    this_lane BIGINT := pg_backend_pid() % 16;
 BEGIN
     UPDATE card_counts SET comments = comments + d_comments,
         attachments = attachments + d_attachments, items = items + d_items,
         items_done = items_done + d_done
-    WHERE card_id = card AND lane = this_lane;
+    WHERE card_id = card AND lane = (SELECT f.lane FROM card_counts f WHERE f.card_id = card
+                                     ORDER BY f.lane LIMIT 1 FOR UPDATE SKIP LOCKED);
     IF NOT FOUND THEN
         INSERT INTO card_counts (card_id, lane, comments, attachments, items, items_done)
-        SELECT card, this_lane, d_comments, d_attachments, d_items, d_done
+        SELECT card, 1 + pg_backend_pid() % 16, d_comments, d_attachments, d_items, d_done
         WHERE EXISTS (SELECT 1 FROM cards WHERE id = card)
         ON CONFLICT (card_id, lane) DO UPDATE SET
             comments = card_counts.comments + EXCLUDED.comments,

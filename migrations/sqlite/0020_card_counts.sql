@@ -7,9 +7,9 @@
 -- triggers: the statement that inserts, deletes or changes a comment, an
 -- attachment or a checklist item updates them, whichever path it comes from
 -- (a route, a cascade, an import, a copy). A card's count is the sum of its
--- lanes. SQLite has one writer at a time and one lane (0); PostgreSQL spreads
--- writers over 16 lanes, so that comments racing onto one card do not queue on
--- one row through their commits (migrations/postgres/0020_card_counts.sql).
+-- lanes. SQLite has one writer at a time and one lane (0); PostgreSQL adds
+-- lanes as writers race on a card, so that comments racing onto one card do
+-- not queue on one row through their commits (migrations/postgres/0020_card_counts.sql).
 -- A lane may go negative; the sum may not. A card keeps its card_id forever,
 -- and so do its comments, attachments and checklist items.
 CREATE TABLE card_counts (

@@ -175,7 +175,7 @@ const ASSIGNEE_IDS: &str = "SELECT COALESCE(string_agg(a.account_id, ',' \
      ORDER BY a.assigned_at, a.account_id), '') FROM card_assignees a WHERE a.card_id = {k}.id";
 
 /// A card's checklist: `done/total`, from the counts kept (`card_counts`,
-/// migration 0020: the sum of a card's lanes, at most 16 rows; never a scan of
+/// migration 0020: the sum of a card's lanes, one row but under races; never a scan of
 /// its items).
 const CHECKLIST: &str = "SELECT CAST(COALESCE(SUM(n.items_done), 0) AS TEXT) || '/' || \
      CAST(COALESCE(SUM(n.items), 0) AS TEXT) FROM card_counts n WHERE n.card_id = {k}.id";
