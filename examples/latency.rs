@@ -508,11 +508,12 @@ const BOARD_SQL: &str = "SELECT id, project_id, column_id, title, description, d
       JOIN labels l ON l.id = cl.label_id WHERE cl.card_id = cards.id), \
      (SELECT COALESCE(string_agg(a.account_id, ',' ORDER BY a.assigned_at, a.account_id), '') \
       FROM card_assignees a WHERE a.card_id = cards.id), \
-     (SELECT CAST(COALESCE(SUM(i.done), 0) AS TEXT) || '/' || CAST(COUNT(*) AS TEXT) \
-      FROM checklist_items i WHERE i.card_id = cards.id), \
-     (SELECT COUNT(*) FROM comments c WHERE c.card_id = cards.id), \
-     (SELECT COUNT(*) FROM attachments f WHERE f.card_id = cards.id \
-      AND (f.scope = 'CARD' OR f.comment_id IS NOT NULL)), \
+     (SELECT CAST(COALESCE(SUM(n.items_done), 0) AS TEXT) || '/' || \
+      CAST(COALESCE(SUM(n.items), 0) AS TEXT) FROM card_counts n WHERE n.card_id = cards.id), \
+     (SELECT CAST(COALESCE(SUM(n.comments), 0) AS BIGINT) FROM card_counts n \
+      WHERE n.card_id = cards.id), \
+     (SELECT CAST(COALESCE(SUM(n.attachments), 0) AS BIGINT) FROM card_counts n \
+      WHERE n.card_id = cards.id), \
      position, created_at, updated_at, created_by \
      FROM cards WHERE column_id IN (SELECT id FROM columns WHERE set_id = \
      (SELECT set_id FROM columns WHERE id = $1)) AND archived_at IS NULL \

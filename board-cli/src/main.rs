@@ -114,8 +114,9 @@ enum Command {
     Flow(flow::Args),
     /// Find cards by the words of their title or comments.
     Search(search::Args),
-    /// Sweep loose uploads older than 24 h, orphan files and crash leftovers.
-    Gc,
+    /// Sweep loose uploads older than 24 h, orphan files and crash leftovers; --check
+    /// compares the counts each card keeps with a recount instead.
+    Gc(gc::Args),
     /// Copy the whole installation into another, empty database (either backend), in one
     /// transaction, from a consistent snapshot; with --files-to, the stored files too.
     Copy(transfer::CopyArgs),
@@ -183,7 +184,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::History(args) => history::run(&board, out, args).await,
         Command::Flow(args) => flow::run(&board, out, args).await,
         Command::Search(args) => search::run(&board, out, args).await,
-        Command::Gc => gc::run(&board, out).await,
+        Command::Gc(args) => gc::run(&board, out, args).await,
         Command::Copy(args) => transfer::copy(&board, &options, out, args).await,
         Command::Export(args) => transfer::export(&board, out, args).await,
         Command::Import(args) => transfer::import(&board, out, args).await,

@@ -639,6 +639,24 @@ on_both_backends! {
         let text = app.cli(&["gc"]).await;
         assert!(text.success && text.stdout.contains("removed 0 loose uploads"), "{}", text.stdout);
     }
+
+    // `board gc --check` finds nothing on counts the triggers kept, and names
+    // the card whose kept count was changed behind their back.
+    async fn gc_check_names_counts_that_differ_from_a_recount(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = id(&app.card("Counted").await);
+        let r = app.call("POST", &format!("/api/cards/{card}/comments"), Some(json!({"content": "c"}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let out = app.cli(&["--json", "gc", "--check"]).await.ok();
+        assert_eq!(out, json!([]));
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&app.db.url).await.unwrap();
+        sqlx::query("UPDATE card_counts SET comments = comments + 1").execute(&pool).await.unwrap();
+        pool.close().await;
+        let bad = app.cli(&["gc", "--check"]).await;
+        assert!(!bad.success, "{}", bad.stdout);
+        assert!(bad.stdout.contains(&format!("card {card}: kept 2 comments")), "{}", bad.stdout);
+    }
 }
 
 on_the_object_store! {

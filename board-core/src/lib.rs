@@ -316,6 +316,7 @@ mod change;
 mod checklist;
 mod columns;
 mod comments;
+mod counts;
 mod detect;
 mod directory;
 mod error;
@@ -377,6 +378,7 @@ pub use columns::{
     CONFIRM_DELETE_CARDS, MAX_REORDER,
 };
 pub use comments::{Comment, CommentInput};
+pub use counts::{CardCounts, CountMismatch};
 pub use directory::{Member, TokenInfo};
 pub use error::{Error, Result, Rule, ValidationErrors};
 pub use etag::{Conditional, ETag, IfMatch, IfNoneMatch, PAYLOAD_REVISION};

@@ -103,16 +103,17 @@ fn versions_sql() -> &'static str {
 /// writes, `Lock::Workspace`), the sum of the set's cards' versions (every
 /// write under a card's lock advances it: a label or an assignee of the
 /// card, its checklist, a comment's edit or deletion, an attachment) and the
-/// number of their comments, which a plain new comment raises without that
-/// lock. While the set's version stays, its cards stay (every write that
+/// number of their comments (kept, `counts.rs`: never a scan of them),
+/// which a plain new comment raises without that lock. While the set's version stays, its cards stay (every write that
 /// takes a card off it holds the set's lock); then the sum only grows, and
 /// the number only grows while the sum stays.
 const CARDS_VERSIONS: &str = ", (SELECT version FROM workspaces w WHERE w.id = $1) AS ws_version, \
      (SELECT CAST(COALESCE(SUM(k.version), 0) AS BIGINT) FROM cards k \
       WHERE k.column_id IN (SELECT c4.id FROM columns c4 WHERE c4.set_id = (SELECT id FROM effect))) \
      AS cards_version, \
-     (SELECT COUNT(*) FROM comments cm WHERE cm.card_id IN (SELECT k.id FROM cards k \
-      WHERE k.column_id IN (SELECT c4.id FROM columns c4 WHERE c4.set_id = (SELECT id FROM effect)))) \
+     (SELECT CAST(COALESCE(SUM(n.comments), 0) AS BIGINT) FROM card_counts n \
+      WHERE n.card_id IN (SELECT k.id FROM cards k WHERE k.column_id IN \
+      (SELECT c4.id FROM columns c4 WHERE c4.set_id = (SELECT id FROM effect)))) \
      AS comments_count";
 
 /// [`CARDS_VERSIONS`] when `cards`.

@@ -246,6 +246,22 @@ async fn racing_moves_on_two_server_processes_never_exceed_a_hard_wip_limit() {
     testkit::wip::race_moves(app.clone(), &bases, &id(0), &id(1), 48, 5).await;
 }
 
+/// Comments (with images), attachments and checklist items written and
+/// deleted at once through two server processes keep every card's counts
+/// equal to a recount (testkit `counts`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn racing_count_changes_on_two_server_processes_keep_every_count() {
+    let app = std::sync::Arc::new(common::spawn_app(Backend::Postgres).await);
+    let one = start_server(SERVER, &app.db, &[]).await;
+    let two = start_server(SERVER, &app.db, &[]).await;
+    let bases = [one.base.clone(), two.base.clone()];
+    testkit::counts::race_count_changes(app.clone(), &bases).await;
+}
+
 on_both_backends! {
     async fn first_run_bootstraps_once(backend) {
         let db = TestDb::new(backend).await;

@@ -25,6 +25,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub mod bench;
+pub mod counts;
 pub mod order;
 pub mod process;
 pub mod receiver;
@@ -546,15 +547,23 @@ impl App {
     /// POSTs a multipart form of `(field, file name, bytes)` parts with `token`
     /// (empty: no credential).
     pub async fn upload(&self, token: &str, path: &str, parts: &[(&str, &str, Vec<u8>)]) -> Res {
+        self.upload_at(&self.base, token, path, parts).await
+    }
+
+    /// [`App::upload`] to another server `base` on the same database.
+    pub async fn upload_at(
+        &self,
+        base: &str,
+        token: &str,
+        path: &str,
+        parts: &[(&str, &str, Vec<u8>)],
+    ) -> Res {
         let mut form = reqwest::multipart::Form::new();
         for (field, name, bytes) in parts {
             let part = reqwest::multipart::Part::bytes(bytes.clone()).file_name(name.to_string());
             form = form.part(field.to_string(), part);
         }
-        let mut req = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .multipart(form);
+        let mut req = self.http.post(format!("{base}{path}")).multipart(form);
         if !token.is_empty() {
             req = req.bearer_auth(token);
         }

@@ -15,6 +15,7 @@ mod chromium;
 mod clean_text;
 mod columns;
 mod comments;
+mod counts;
 mod edge;
 mod etag;
 mod events;

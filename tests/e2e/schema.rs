@@ -321,4 +321,57 @@ testkit::on_both_backends! {
             .expect("no foreign key to cards");
         pool.close().await;
     }
+
+    // Migration 0020 (issue 65): the counts of the cards written before it are
+    // filled (a loose comment upload does not count), and kept from then on.
+    async fn migration_0020_fills_the_counts_of_existing_cards(backend) {
+        let (_db, pool) = upgraded(
+            backend,
+            "0020",
+            "INSERT INTO workspaces (id, name, created_at) VALUES ('w', 'W', 'x'); \
+             INSERT INTO column_sets (id, workspace_id, project_id, created_at) VALUES ('s', 'w', NULL, 'x'); \
+             INSERT INTO columns (id, set_id, name, accent, position, done, created_at) \
+                 VALUES ('c1', 's', 'To do', 'slate', 0, 0, 'x'); \
+             INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, created_at, updated_at) \
+                 VALUES ('k', 'w', NULL, 'c1', 'Busy', 65536, 'x', 'x'), ('e', 'w', NULL, 'c1', 'Empty', 131072, 'x', 'x'); \
+             INSERT INTO comments (id, card_id, seq, content, created_at, updated_at) \
+                 VALUES ('m1', 'k', 1, 'a', 'x', 'x'), ('m2', 'k', 2, 'b', 'x', 'x'), ('m3', 'k', 3, 'c', 'x', 'x'); \
+             INSERT INTO attachments (id, card_id, comment_id, scope, stored_name, original_name, mime_type, size, created_at) \
+                 VALUES ('f1', 'k', NULL, 'CARD', 's1', 'a.png', 'image/png', 1, 'x'), \
+                        ('f2', 'k', 'm1', 'COMMENT', 's2', 'b.png', 'image/png', 1, 'x'), \
+                        ('f3', 'k', NULL, 'COMMENT', 's3', 'c.png', 'image/png', 1, 'x'); \
+             INSERT INTO checklist_items (id, card_id, text, done, position, created_at) \
+                 VALUES ('i1', 'k', 'one', 1, 1, 'x'), ('i2', 'k', 'two', 1, 2, 'x'), ('i3', 'k', 'three', 0, 3, 'x')",
+        )
+        .await;
+        let counts = |card: &'static str| {
+            let pool = pool.clone();
+            async move {
+                let row: (i64, i64, i64, i64) = sqlx::query_as(
+                    "SELECT CAST(SUM(comments) AS BIGINT), CAST(SUM(attachments) AS BIGINT), \
+                            CAST(SUM(items) AS BIGINT), CAST(SUM(items_done) AS BIGINT) \
+                     FROM card_counts WHERE card_id = $1",
+                )
+                .bind(card)
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+                row
+            }
+        };
+        assert_eq!(counts("k").await, (3, 2, 3, 2));
+        assert_eq!(counts("e").await, (0, 0, 0, 0));
+        sqlx::raw_sql(
+            "INSERT INTO comments (id, card_id, seq, content, created_at, updated_at) \
+                 VALUES ('m4', 'e', 1, 'd', 'x', 'x'); \
+             UPDATE attachments SET comment_id = 'm2' WHERE id = 'f3'; \
+             UPDATE checklist_items SET done = 0 WHERE id = 'i1'",
+        )
+        .execute(&pool)
+        .await
+        .unwrap();
+        assert_eq!(counts("k").await, (3, 3, 3, 1), "kept from then on");
+        assert_eq!(counts("e").await, (1, 0, 0, 0));
+        pool.close().await;
+    }
 }

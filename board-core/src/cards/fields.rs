@@ -174,16 +174,19 @@ const LABEL_IDS: &str = "SELECT COALESCE(string_agg(l.id, ',' ORDER BY l.positio
 const ASSIGNEE_IDS: &str = "SELECT COALESCE(string_agg(a.account_id, ',' \
      ORDER BY a.assigned_at, a.account_id), '') FROM card_assignees a WHERE a.card_id = {k}.id";
 
-/// A card's checklist: `done/total`.
-const CHECKLIST: &str = "SELECT CAST(COALESCE(SUM(i.done), 0) AS TEXT) || '/' || \
-     CAST(COUNT(*) AS TEXT) FROM checklist_items i WHERE i.card_id = {k}.id";
+/// A card's checklist: `done/total`, from the counts kept (`card_counts`,
+/// migration 0020: the sum of a card's lanes, one row but under races; never a scan of
+/// its items).
+const CHECKLIST: &str = "SELECT CAST(COALESCE(SUM(n.items_done), 0) AS TEXT) || '/' || \
+     CAST(COALESCE(SUM(n.items), 0) AS TEXT) FROM card_counts n WHERE n.card_id = {k}.id";
 
-/// A card's comments.
-const COMMENT_COUNT: &str = "SELECT COUNT(*) FROM comments c WHERE c.card_id = {k}.id";
+/// A card's comments, from the counts kept.
+const COMMENT_COUNT: &str = "SELECT CAST(COALESCE(SUM(n.comments), 0) AS BIGINT) \
+     FROM card_counts n WHERE n.card_id = {k}.id";
 
-/// A card's attachments and its comments' images.
-const ATTACHMENT_COUNT: &str = "SELECT COUNT(*) FROM attachments f WHERE f.card_id = {k}.id \
-     AND (f.scope = 'CARD' OR f.comment_id IS NOT NULL)";
+/// A card's attachments and its comments' images, from the counts kept.
+const ATTACHMENT_COUNT: &str = "SELECT CAST(COALESCE(SUM(n.attachments), 0) AS BIGINT) \
+     FROM card_counts n WHERE n.card_id = {k}.id";
 
 /// A list of a card's columns, written out where a statement names it
 /// (`format!("SELECT {CARD_COLUMNS} …")`): made once, on first use.
@@ -270,7 +273,7 @@ mod tests {
         ));
         let returned = RETURNED.text();
         assert!(returned.starts_with("id, workspace_id, "));
-        assert!(returned.contains("WHERE c.card_id = cards.id) AS comment_count"));
+        assert!(returned.contains("WHERE n.card_id = cards.id) AS comment_count"));
         let board = BOARD_COLUMNS.text();
         assert!(board.starts_with("id, project_id, column_id, title, description, due_at, ("));
         assert!(

@@ -1,8 +1,9 @@
 //! The parts of a card that are not columns of its row (contract §24): its
 //! label and assignee ids ([`IdList`]) and its checklist's progress
-//! ([`Progress`]). Every read of a card computes them in its own statement
+//! ([`Progress`]). Every read of a card reads them in its own statement
 //! (`fields.rs`), each from one sub-select, as text: ids joined by commas
-//! (a cuid2 holds none), a progress as `done/total`.
+//! (a cuid2 holds none), a progress as `done/total` from the counts kept
+//! (`counts.rs`).
 
 use serde::Serialize;
 
