@@ -1,4 +1,4 @@
-//! What advancing a version in the lock statement costs a write (contract §22,
+//! What advancing a version in the lock statement costs a write (api.md §22,
 //! `WriteTx::lock`): the same transaction (begin, lock one parent row, insert
 //! one child row, commit) from 32 tasks, with the lock as it was (`SELECT …
 //! FOR NO KEY UPDATE`) and as it is (`UPDATE … SET version = version + 1 WHERE

@@ -1,4 +1,4 @@
-//! Benchmark: placing cards in a column of 10,000 (contract §16), through
+//! Benchmark: placing cards in a column of 10,000 (api.md §16), through
 //! board-core's `create_card`, against plain appends in the same run.
 //!
 //! `cargo run --release --example bench_placement -- [postgres://…/EMPTY_DB]`

@@ -1,4 +1,4 @@
-//! Benchmark of issue 30 (contract §19), on either backend: a two-word search's
+//! Benchmark of issue 30 (api.md §19), on either backend: a two-word search's
 //! first page on 100,000 cards and 500,000 comments (rare and common words),
 //! against a raw read of the index rows of its first word in the same run; and the cost the search index
 //! adds to a comment create: raw commits of the comment row alone, the same

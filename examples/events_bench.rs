@@ -20,7 +20,7 @@
 //! With a PostgreSQL URL (an empty database), the runs use it instead of a
 //! SQLite file; each server run starts by emptying it (DROP SCHEMA public).
 //!
-//! `--webhook` (contract §18) runs instead: 10,000 comments with one active
+//! `--webhook` (api.md §18) runs instead: 10,000 comments with one active
 //! webhook to a receiver in this process (`testkit::receiver`), timed from
 //! the first `POST` to the 10,000th delivery; then comment `POST`s at 32
 //! connections on this server with one active webhook and on this server

@@ -501,7 +501,7 @@ const HISTORY_SQL: &str =
 const THREAD_SQL: &str = "SELECT id, card_id, content, created_at, updated_at FROM comments \
      WHERE card_id = $1 ORDER BY created_at, seq";
 /// The board's rows, read raw: each card's columns and, as every card read
-/// of the server computes them (contract §24), its labels, assignees,
+/// of the server computes them (api.md §24), its labels, assignees,
 /// checklist progress and counts.
 const BOARD_SQL: &str = "SELECT id, project_id, column_id, title, description, due_at, \
      (SELECT COALESCE(string_agg(l.id, ',' ORDER BY l.position, l.id), '') FROM card_labels cl \
@@ -613,7 +613,7 @@ async fn get(http: &reqwest::Client, base: &str, token: &str, path: &str) -> Val
 }
 
 /// Puts 1,000 more cards into `column`, set-based, each with 3 labels, 2
-/// assignees, 5 checklist items (2 done) and 10 comments (contract §24's
+/// assignees, 5 checklist items (2 done) and 10 comments (api.md §24's
 /// board).
 async fn fill_board(pool: &AnyPool, url: &str, tenant: &str, column: &str) {
     let sqlite = url.starts_with("sqlite");

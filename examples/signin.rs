@@ -1,4 +1,4 @@
-//! Sign-in under load (contract §23), every figure beside a reference
+//! Sign-in under load (api.md §23), every figure beside a reference
 //! measured in the same run:
 //!
 //! ```text

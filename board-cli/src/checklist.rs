@@ -1,5 +1,5 @@
 //! `board checklist CARD [add TEXT | check ITEM | uncheck ITEM | remove ITEM]`:
-//! a card's checklist (contract §24). An item is named by its id or by its
+//! a card's checklist (api.md §24). An item is named by its id or by its
 //! number in the list (1 first).
 
 use board_core::{

@@ -1,4 +1,4 @@
-//! `board history CARD`: each move with who made it (contract §17): the
+//! `board history CARD`: each move with who made it (api.md §17): the
 //! account's name, or `board` for the CLI (and for entries older than the
 //! record of who moved a card).
 

@@ -1,5 +1,5 @@
 //! `board invite create|list|revoke` and `board session list|revoke`
-//! (contract §23).
+//! (api.md §23).
 
 use board_core::{Actor, Board, InvitationId, NewInvitation, TokenKind};
 use clap::Subcommand;

@@ -1,4 +1,4 @@
-//! `board label list|create|rename|delete`: a workspace's labels (contract §24).
+//! `board label list|create|rename|delete`: a workspace's labels (api.md §24).
 
 use board_core::{Accent, Actor, Board, Label, LabelPatch, NewLabel};
 use clap::Subcommand;

@@ -1,5 +1,5 @@
 //! `board search --workspace W TEXT`: cards whose title or one of whose
-//! comments holds every word (contract §19), best first, with where they matched.
+//! comments holds every word (api.md §19), best first, with where they matched.
 
 use board_core::{Actor, Board, SearchQuery, SetQuery};
 

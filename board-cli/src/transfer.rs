@@ -1,5 +1,5 @@
 //! `board copy`, `board export`, `board import`: moving an installation
-//! (contract §15) through board-core's `copy_to`, `export` and `import`.
+//! (api.md §15) through board-core's `copy_to`, `export` and `import`.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;

@@ -1,4 +1,4 @@
-//! `board webhook add|list|remove|enable|disable|deliveries` (contract §18):
+//! `board webhook add|list|remove|enable|disable|deliveries` (api.md §18):
 //! the routes' operations, run as the operator.
 
 use board_core::{Actor, Board, NewWebhook, WebhookId, WebhookPatch};

@@ -392,7 +392,7 @@ on_both_backends! {
         assert_eq!(app.call_as(short, "GET", &path, None).await.status, 401, "expired");
     }
 
-    // Contract §21, found by probing: `--expires-in 999999999999d` wrapped
+    // api.md §21, found by probing: `--expires-in 999999999999d` wrapped
     // around to the year -184861213, and 3000000d gave a date the server
     // then refused. At most 3650 days; more is refused with what is accepted.
     async fn token_lifetimes_are_at_most_3650_days(backend) {
@@ -410,7 +410,7 @@ on_both_backends! {
         assert!((2030..2100).contains(&year), "{max}");
     }
 
-    // Contract §21: the CLI refuses the names the API refuses (one rule, in
+    // api.md §21: the CLI refuses the names the API refuses (one rule, in
     // board-core's `Name`).
     async fn names_with_control_characters_are_refused(backend) {
         let app = common::spawn_app(backend).await;
@@ -425,7 +425,7 @@ on_both_backends! {
         assert_eq!(list.as_array().unwrap().len(), 1, "only Default: {list}");
     }
 
-    // Contract §24's CLI: labels, a card's edit, labels, assignees and
+    // api.md §24's CLI: labels, a card's edit, labels, assignees and
     // checklist, and `card show` with every field by name.
     async fn cards_in_full_are_edited_and_shown(backend) {
         let app = common::spawn_app(backend).await;
@@ -791,7 +791,7 @@ fn cli_reference_is_current() {
 }
 
 on_both_backends! {
-    // Contract §11: a change made by the CLI (another process, writing the
+    // api.md §11: a change made by the CLI (another process, writing the
     // database directly) reaches a stream of the running server within 1 s.
     async fn a_cli_move_reaches_an_open_event_stream_within_a_second(backend) {
         let app = common::spawn_app(backend).await;
@@ -865,7 +865,7 @@ async fn cli_with_stdin(db: &TestDb, args: &[&str], input: &str) -> Cli {
 }
 
 on_both_backends! {
-    // Contract §23: `board account password NAME --stdin` sets a password the
+    // api.md §23: `board account password NAME --stdin` sets a password the
     // account then signs in with; a weak one changes nothing.
     async fn account_password_sets_what_a_sign_in_checks(backend) {
         let app = common::spawn_app(backend).await;
@@ -886,7 +886,7 @@ on_both_backends! {
 }
 
 on_both_backends! {
-    // Contract §23's CLI: invitations, reset links, roles and sessions.
+    // api.md §23's CLI: invitations, reset links, roles and sessions.
     async fn invite_reset_link_set_role_and_sessions(backend) {
         let app = common::spawn_app(backend).await;
         let url = "https://board.example";

@@ -1,4 +1,4 @@
-//! Moving an installation (contract §15) with the `board` binary: `board copy`
+//! Moving an installation (api.md §15) with the `board` binary: `board copy`
 //! in every direction between the backends, `board export` / `board import`,
 //! and the refusals (a target that holds data, a corrupt export, an
 //! interrupted copy). A board filled through the API must answer the same on
@@ -60,7 +60,7 @@ struct Story {
     project: String,
     member_token: String,
     revoked_token: String,
-    /// A webhook (contract §18), turned off at once so that its fields stay
+    /// A webhook (api.md §18), turned off at once so that its fields stay
     /// as they are; the copy must carry it with its secret and position.
     webhook: String,
 }
@@ -108,7 +108,7 @@ async fn fill(app: &App) -> Story {
         json!({"cards": "MOVE", "targetColumnId": todo}),
     )
     .await;
-    // Order within a column (contract §16): To do is Gamma, Beta; Gamma goes
+    // Order within a column (api.md §16): To do is Gamma, Beta; Gamma goes
     // below Beta. The copy keeps every position: the boards read before and
     // after are compared, positions included.
     ok(
@@ -369,7 +369,7 @@ async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
     let kept = target.open().await;
     assert_eq!(kept.admin().check_counts().await.unwrap(), vec![]);
     kept.close().await;
-    // WIP limits (contract §20) are part of what those reads compare.
+    // WIP limits (api.md §20) are part of what those reads compare.
     let p = &story.project;
     assert_eq!(
         after[&format!("/api/settings?tenant={t}")]["wipLimits"],
@@ -703,7 +703,7 @@ testkit::on_both_backends! {
                           "labelIds": [id(&label)]});
         let card = ok(&source, "POST", "/api/cards", body).await;
         let card_id = board_core::CardId::parse(&id(&card)).unwrap();
-        // Format 5 carries passwords (contract §23).
+        // Format 5 carries passwords (api.md §23).
         let admin = source.operator().admin().find_account("admin").await.unwrap();
         source.operator().admin().set_password(&admin.id, PASSWORD).await.unwrap();
         let export = source.db.dir.path().join("export");

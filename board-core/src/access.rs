@@ -554,7 +554,7 @@ impl Board {
     }
 }
 
-/// The longest lifetime a token may be given: 3650 days (contract §21).
+/// The longest lifetime a token may be given: 3650 days (api.md §21).
 pub const MAX_TOKEN_LIFETIME: Duration = Duration::from_secs(3650 * 86_400);
 
 /// Checks a token's lifetime against [`MAX_TOKEN_LIFETIME`]: a longer one
@@ -579,7 +579,7 @@ pub fn check_token_lifetime(lifetime: Duration) -> Result<Duration> {
     Ok(lifetime)
 }
 
-/// What a token is for: a person's browser session (contract §23), or a
+/// What a token is for: a person's browser session (api.md §23), or a
 /// personal token (the CLI's, a script's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]

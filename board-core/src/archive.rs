@@ -1,4 +1,4 @@
-//! Archive (contract §19): a card leaves the board without losing its story,
+//! Archive (api.md §19): a card leaves the board without losing its story,
 //! and comes back at the end of its column.
 //!
 //! Archiving sets `archived_at` and opens a stay in `card_archives`;

@@ -61,7 +61,7 @@ pub struct Attachment {
     pub scope: Scope,
     /// The comment it is bound to (`None` for card attachments and loose uploads).
     pub comment_id: Option<CommentId>,
-    /// The account that uploaded it (contract §17); null when the CLI did, and
+    /// The account that uploaded it (api.md §17); null when the CLI did, and
     /// for files uploaded before this field existed.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub uploaded_by: Option<AccountId>,
@@ -174,7 +174,7 @@ pub trait UploadSource: Send {
     fn next_chunk(&mut self) -> impl Future<Output = Result<Option<Self::Chunk>>> + Send;
 }
 
-/// The most characters an original file name keeps (contract §21).
+/// The most characters an original file name keeps (api.md §21).
 pub(crate) const MAX_FILE_NAME: usize = 255;
 
 /// The longest extension (with its dot) a shortened name keeps whole; a
@@ -411,7 +411,7 @@ impl Board {
         self.attachments_of(card).await
     }
 
-    /// A card's CARD-scope attachments with their tag (contract §22), or only
+    /// A card's CARD-scope attachments with their tag (api.md §22), or only
     /// the tag when `cond` names it (Viewer): a 304 costs one statement.
     pub async fn card_attachments_if(
         &self,
@@ -467,7 +467,7 @@ impl Board {
             return Err(Error::NotFound("file"));
         }
         // Only a missing row is a 404: a database that cannot be reached is
-        // 503, like everywhere (contract §21).
+        // 503, like everywhere (api.md §21).
         let found = self
             .find_attachment("WHERE stored_name = $1", &stored_name.to_owned())
             .await

@@ -1,5 +1,5 @@
 //! What a write emits: the [`Change`] an operation hands its write transaction
-//! ([`crate::store::WriteTx::emit`]), the outbox row of one event of contract §11 (type,
+//! ([`crate::store::WriteTx::emit`]), the outbox row of one event of api.md §11 (type,
 //! workspace, actor, the resource after the change), built from the actor and the subject.
 //! It sits below the resources, which all emit one; reading the outbox back and delivering it
 //! is `events`' and `webhooks`' work.

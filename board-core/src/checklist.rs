@@ -1,4 +1,4 @@
-//! A card's checklist (contract §24): items in order, each checked or not,
+//! A card's checklist (api.md §24): items in order, each checked or not,
 //! with who checked it and when. Every write of a card's items takes the
 //! card's lock (`Lock::Card`, which advances `cards.version`): so the count
 //! that refuses a 501st item is read under it, a placement reads the order
@@ -168,7 +168,7 @@ struct Gone<'a> {
 }
 
 impl Board {
-    /// A card's checklist in order, with its tag (contract §22), or only the
+    /// A card's checklist in order, with its tag (api.md §22), or only the
     /// tag when `cond` names it (Viewer).
     pub async fn checklist_if(
         &self,

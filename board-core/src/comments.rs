@@ -39,7 +39,7 @@ pub struct Comment {
     pub card_id: CardId,
     /// The Markdown, exactly as sent.
     pub content: String,
-    /// The account that wrote it (contract §17); null when the CLI wrote it,
+    /// The account that wrote it (api.md §17); null when the CLI wrote it,
     /// or when its account was removed.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub author_id: Option<AccountId>,
@@ -52,7 +52,7 @@ pub struct Comment {
     /// The images bound to it, oldest first.
     pub attachments: Vec<Attachment>,
     /// The Markdown rendered to safe HTML (`contentHtml`), only when the
-    /// thread was read with `?html=true` (contract §24).
+    /// thread was read with `?html=true` (api.md §24).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_html: Option<String>,
 }
@@ -186,7 +186,7 @@ impl<'r> sqlx::FromRow<'r, AnyRow> for Row {
     }
 }
 
-/// What a change to a comment may do besides its author (contract §17).
+/// What a change to a comment may do besides its author (api.md §17).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Intent {
     /// `PATCH`: its author only.
@@ -245,7 +245,7 @@ impl Board {
         self.comments_of(card).await
     }
 
-    /// A card's comments with their tag (contract §22), or only the tag when
+    /// A card's comments with their tag (api.md §22), or only the tag when
     /// `cond` names it (Viewer): a 304 costs one statement.
     /// A [`Caller::Bearer`]'s token is checked by that statement.
     ///
@@ -257,7 +257,7 @@ impl Board {
     /// between the two statements leaves the tag an older version, which no
     /// later tag has again, so it never answers 304 to a changed thread.
     ///
-    /// With [`ThreadQuery::html`] (`?html=true`, contract §24) each comment
+    /// With [`ThreadQuery::html`] (`?html=true`, api.md §24) each comment
     /// also carries `contentHtml`, its Markdown rendered to safe HTML
     /// (`markdown.rs`), under a tag of its own. A query that is neither
     /// `true` nor `false` is a 422 on `html`, after the access check.
@@ -419,7 +419,7 @@ impl Board {
             .await
     }
 
-    /// [`Board::update_comment`] under an `If-Match` condition (contract §22):
+    /// [`Board::update_comment`] under an `If-Match` condition (api.md §22):
     /// under the card's lock, the card's comments must still have a tag `cond`
     /// names (the tag of [`Board::card_comments_if`]), else
     /// `PRECONDITION_FAILED` and nothing changes.

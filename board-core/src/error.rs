@@ -83,22 +83,22 @@ pub enum Rule {
     /// of the target column.
     InvalidAnchor,
     /// A write that would put more cards in a column than its WIP limit while
-    /// the workspace's limits are `HARD` (contract §20).
+    /// the workspace's limits are `HARD` (api.md §20).
     WipLimit,
     /// A webhook URL whose host resolves to a loopback, private, link-local,
-    /// unique-local or unspecified address, or to none (contract §18).
+    /// unique-local or unspecified address, or to none (api.md §18).
     WebhookTarget,
-    /// A label that is not one of the card's workspace (contract §24).
+    /// A label that is not one of the card's workspace (api.md §24).
     InvalidLabel,
-    /// An account that is not a member of the card's workspace (contract §24).
+    /// An account that is not a member of the card's workspace (api.md §24).
     NotAMember,
-    /// A card's checklist already holds its most items (contract §24).
+    /// A card's checklist already holds its most items (api.md §24).
     TooManyItems,
-    /// A password too weak or containing the account's name (contract §23).
+    /// A password too weak or containing the account's name (api.md §23).
     WeakPassword,
-    /// A password change whose current password is wrong (contract §23).
+    /// A password change whose current password is wrong (api.md §23).
     WrongPassword,
-    /// Demoting or removing a workspace's last ADMIN (contract §23).
+    /// Demoting or removing a workspace's last ADMIN (api.md §23).
     LastAdmin,
 }
 
@@ -157,7 +157,7 @@ pub enum Error {
     #[error("attachments are disabled in this installation")]
     AttachmentsDisabled,
     /// The account reaches the workspace with the role, but the comment is
-    /// not its own to change (contract §17): only its author edits it; its
+    /// not its own to change (api.md §17): only its author edits it; its
     /// author or an ADMIN of its workspace deletes it.
     #[error("{0}")]
     NotAuthor(&'static str),
@@ -170,14 +170,14 @@ pub enum Error {
     /// A link between the two cards already exists.
     #[error("a link between these two cards already exists")]
     LinkExists,
-    /// An `If-Match` precondition (contract §22) names no current tag of the
+    /// An `If-Match` precondition (api.md §22) names no current tag of the
     /// resource: it changed since the client read it, and nothing was changed.
     #[error("{0}")]
     PreconditionFailed(&'static str),
     /// A unique name or similar is taken (operator commands).
     #[error("{0}")]
     Conflict(String),
-    /// A label's name is taken in its workspace, ignoring case (contract §24).
+    /// A label's name is taken in its workspace, ignoring case (api.md §24).
     #[error("{0}")]
     NameTaken(String),
     /// An upload without a file, or with an empty one.

@@ -1,4 +1,4 @@
-//! Conditional requests (contract §22): entity tags, the `If-None-Match` and `If-Match`
+//! Conditional requests (api.md §22): entity tags, the `If-None-Match` and `If-Match`
 //! conditions and what a conditional read returns.
 //!
 //! A tag is strong: the SHA-256 (first 128 bits, hex) of what determines the payload, prefixed
@@ -107,7 +107,7 @@ impl ETag {
         ETag::of_parts(kind, &[key.as_bytes(), joined.as_bytes()])
     }
 
-    /// The tag of the same payload rendered as HTML (`?html=true`, contract
+    /// The tag of the same payload rendered as HTML (`?html=true`, api.md
     /// §24): another representation, so another tag, made from this one.
     pub(crate) fn rendered(&self) -> ETag {
         ETag::of_parts("html", &[self.0.as_bytes()])

@@ -7,7 +7,7 @@
 //! `history_card (card_id, seq)` is unique) and records the column it enters with its done
 //! flag, and the visit it ends: the previous entry's column and time (`from_column_id`,
 //! `from_at`), read by the same `INSERT … SELECT` that writes it, which the flow's statement
-//! reads instead of pairing rows. The acting account (`actor_id`, contract §17) is bound in
+//! reads instead of pairing rows. The acting account (`actor_id`, api.md §17) is bound in
 //! that statement too: a column delete with `MOVE` writes its deleter on every entry. A card's
 //! entry is deferred to its write's commit (`WriteTx::defer`); a column delete's are one
 //! set-based statement whose ids come from SQL (`WriteTx::new_id_sql`).
@@ -37,7 +37,7 @@ pub struct HistoryEntry {
     /// When it happened.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub moved_at: Timestamp,
-    /// The account that made the change (contract §17); null when the CLI
+    /// The account that made the change (api.md §17); null when the CLI
     /// made it, and for entries written before this field existed.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub actor_id: Option<AccountId>,
@@ -124,7 +124,7 @@ impl Board {
         self.history_of(card).await
     }
 
-    /// A card's history with its tag (contract §22), or only the tag when
+    /// A card's history with its tag (api.md §22), or only the tag when
     /// `cond` names it (Viewer): a 304 costs one statement.
     /// A [`Caller::Bearer`]'s token is checked by that statement.
     pub async fn card_history_if<'c>(

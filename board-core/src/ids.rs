@@ -195,15 +195,15 @@ id_type!(/// Id of an entry of a card's history.
     HistoryId);
 id_type!(/// Id of a column set: a workspace's tenant set, or a project's set.
     ColumnSetId);
-id_type!(/// Id of a webhook (contract §18).
+id_type!(/// Id of a webhook (api.md §18).
     WebhookId);
 id_type!(/// Id of an issued token (part of the token; enough to revoke it).
     TokenId);
-id_type!(/// Id of a workspace's label (contract §24).
+id_type!(/// Id of a workspace's label (api.md §24).
     LabelId);
-id_type!(/// Id of an item of a card's checklist (contract §24).
+id_type!(/// Id of an item of a card's checklist (api.md §24).
     ChecklistItemId);
-id_type!(/// Id of an invitation to a workspace (contract §23).
+id_type!(/// Id of an invitation to a workspace (api.md §23).
     InvitationId);
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Invitations and password resets (contract §23): one-time codes, shown
+//! Invitations and password resets (api.md §23): one-time codes, shown
 //! once and stored as their SHA-256 (as tokens are), each serving once.
 //!
 //! An invitation (ADMIN) brings a person into a workspace with a role: with

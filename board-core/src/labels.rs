@@ -1,4 +1,4 @@
-//! A workspace's labels (contract §24): named, coloured, in order. Every
+//! A workspace's labels (api.md §24): named, coloured, in order. Every
 //! write of them takes the workspace's lock (`Lock::Workspace`, which
 //! advances its version: the tag of a board, whose cards list their labels
 //! in this order, follows). Names are unique in the workspace ignoring case

@@ -438,7 +438,7 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://board-data/board.db";
 pub const DEFAULT_FILES_DIR: &str = "board-data/files";
 /// The default largest attachment, in bytes (10 MiB).
 pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 10 * 1024 * 1024;
-/// The default most files of one upload request (contract §21).
+/// The default most files of one upload request (api.md §21).
 pub const DEFAULT_MAX_FILES_PER_REQUEST: usize = 100;
 
 /// The operator's side of a [`Board`] ([`Board::admin`]): its methods bypass
@@ -484,7 +484,7 @@ pub struct Options {
     pub temp_grace: std::time::Duration,
     /// Whether webhooks may target addresses that are not public (loopback,
     /// private, link-local, unique-local, unspecified, and the other ranges
-    /// and forms of contract §18; `--webhook-allow-private`; default off).
+    /// and forms of api.md §18; `--webhook-allow-private`; default off).
     pub webhook_allow_private: bool,
 }
 

@@ -1,4 +1,4 @@
-//! Markdown rendered to safe HTML (contract §24): what `?html=true` adds to a
+//! Markdown rendered to safe HTML (api.md §24): what `?html=true` adds to a
 //! card's comments (`contentHtml`). The stored text is never altered; the
 //! HTML is made on each read.
 //!
@@ -290,7 +290,7 @@ fn foreign_images_as_links<'a>(
 }
 
 /// The `html` query of `GET /api/cards/[id]/comments` and `GET /api/cards/[id]`
-/// (contract §24): whether each comment, or the card, also carries its HTML
+/// (api.md §24): whether each comment, or the card, also carries its HTML
 /// (`html=true`). Kept as given, and checked after the
 /// access check.
 ///

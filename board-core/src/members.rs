@@ -1,6 +1,6 @@
-//! The members of a workspace as its members see them (contract §17): the
+//! The members of a workspace as its members see them (api.md §17): the
 //! names a UI puts on the account ids of comments, history, cards, links and
-//! files; and their roles changed over HTTP (contract §23), never leaving a
+//! files; and their roles changed over HTTP (api.md §23), never leaving a
 //! workspace without an ADMIN.
 
 use serde::Serialize;

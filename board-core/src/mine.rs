@@ -1,4 +1,4 @@
-//! "My cards" (contract §24): `GET /api/cards` with filters — the cards of a
+//! "My cards" (api.md §24): `GET /api/cards` with filters — the cards of a
 //! workspace (or, with `assignee=me` and no `tenant`, of every workspace the
 //! account reaches) assigned to someone, with a label, due in a window, on
 //! the board or archived; ordered by due time (none last), then board order
@@ -43,7 +43,7 @@ pub enum Assignee {
     Account(AccountId),
 }
 
-/// The query of `GET /api/cards` with filters (contract §24), each parameter
+/// The query of `GET /api/cards` with filters (api.md §24), each parameter
 /// as text, checked by [`Board::cards_page`].
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CardQuery {
@@ -68,7 +68,7 @@ pub struct CardQuery {
 }
 
 impl CardQuery {
-    /// True when it names a filter of contract §24 (`assignee`, `label`,
+    /// True when it names a filter of api.md §24 (`assignee`, `label`,
     /// `due`, `tz`) or no `archived=true`: then `GET /api/cards` is this
     /// list; else it is §19's archived list.
     pub fn is_filtered(&self) -> bool {

@@ -108,7 +108,7 @@ struct NewCardBody {
     /// `INVALID_ANCHOR` when it is not another card of that column).
     /// Without either, the card goes to the end of its column.
     after_id: Option<CardId>,
-    /// Markdown, 0 to 100,000 characters, kept byte for byte (contract §24);
+    /// Markdown, 0 to 100,000 characters, kept byte for byte (api.md §24);
     /// default empty.
     #[schema(nullable = false, max_length = 100000)]
     description: Option<String>,
@@ -343,7 +343,7 @@ mod tests {
         );
     }
 
-    /// `wipLimit` (contract §20) is the one `WipLimit` schema, whose bounds are
+    /// `wipLimit` (api.md §20) is the one `WipLimit` schema, whose bounds are
     /// the validator's, nullable wherever the body reads `null` as "no limit".
     #[test]
     fn wip_limits_match_the_validation() {

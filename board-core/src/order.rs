@@ -1,4 +1,4 @@
-//! Cards in order (contract §16): where a placement puts a card in a column.
+//! Cards in order (api.md §16): where a placement puts a card in a column.
 //!
 //! Positions are integers, unique within a column (`cards_position`), spaced
 //! [`SPACING`] apart when a card is appended or placed at the top. A card
@@ -60,7 +60,7 @@ const WINDOW: i64 = 1024;
 /// (those stay within ±2^61: 2^45 appends of [`SPACING`]).
 const PARKED: i64 = 1 << 62;
 
-/// Where a card goes in its column (contract §16). The HTTP API takes
+/// Where a card goes in its column (api.md §16). The HTTP API takes
 /// `beforeId` / `afterId`; the CLI also `--top` / `--bottom`.
 ///
 /// ```

@@ -1,4 +1,4 @@
-//! Pages of a list read by keyset (contract §19): `limit` within bounds and an
+//! Pages of a list read by keyset (api.md §19): `limit` within bounds and an
 //! opaque `cursor`, the keys of the previous page's last item. A cursor is
 //! the keys' text, hex-encoded: opaque to a client, checked when read back.
 

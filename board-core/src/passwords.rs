@@ -1,4 +1,4 @@
-//! Passwords (contract §23): the strength rule, Argon2id hashes with at least
+//! Passwords (api.md §23): the strength rule, Argon2id hashes with at least
 //! OWASP's parameters, and the pool of threads that computes them.
 //!
 //! A hash is a PHC string (`$argon2id$v=19$m=19456,t=2,p=1$…`). Hashing and

@@ -1,4 +1,4 @@
-//! People (contract §23): signing in with a name and a password, the
+//! People (api.md §23): signing in with a name and a password, the
 //! session it opens, signing out, "who am I", and the operator's password.
 //!
 //! **Names.** A sign-in finds its account by the name's key (`names.rs`), as
@@ -452,7 +452,7 @@ impl Board {
         }
     }
 
-    /// Signs in (contract §23): [`Error::TooManyAttempts`] past the
+    /// Signs in (api.md §23): [`Error::TooManyAttempts`] past the
     /// throttle, [`Error::BadCredentials`] for an unknown name, a wrong
     /// password or an account without one (the same answer, in the same
     /// time: a dummy hash is verified), [`Error::Busy`] when no hasher frees

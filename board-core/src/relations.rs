@@ -90,7 +90,7 @@ pub struct Relation {
     /// When it was created.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     pub created_at: Timestamp,
-    /// The account that created it (contract §17); null when the CLI created
+    /// The account that created it (api.md §17); null when the CLI created
     /// it, and for links created before this field existed.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub created_by: Option<AccountId>,
@@ -160,7 +160,7 @@ impl Board {
         self.relations_of(card).await
     }
 
-    /// A card's links with their tag (contract §22), or only the tag when
+    /// A card's links with their tag (api.md §22), or only the tag when
     /// `cond` names it (Viewer): a 304 costs one statement.
     pub async fn card_relations_if(
         &self,

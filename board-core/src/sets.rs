@@ -1,5 +1,5 @@
 //! Column sets: a workspace's tenant set and its projects' sets, and which
-//! set is in effect for a card (the `columnScope` rule, contract §5).
+//! set is in effect for a card (the `columnScope` rule, api.md §5).
 
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
@@ -29,7 +29,7 @@ impl Board {
     }
 
     /// [`Board::set_in_effect`] and, in the same statement, the versions that
-    /// tag the columns of that set (contract §22): the set's, the settings' and
+    /// tag the columns of that set (api.md §22): the set's, the settings' and
     /// the sum of its columns' (a move to a column's end advances only its
     /// target column's version); with `cards`, also those of its cards
     /// ([`CARDS_VERSIONS`]: the board's tag).
@@ -97,7 +97,7 @@ fn versions_sql() -> &'static str {
      AS columns_version"
 }
 
-/// What the board's tag adds to its columns' versions (contract §24: its
+/// What the board's tag adds to its columns' versions (api.md §24: its
 /// cards carry their labels, assignees, checklist and counts, which writes
 /// that hold no lock of the set change): the workspace's version (label
 /// writes, `Lock::Workspace`), the sum of the set's cards' versions (every

@@ -1,4 +1,4 @@
-//! Per-workspace settings (contract §4, and `wipLimits` of §20) and the
+//! Per-workspace settings (api.md §4, and `wipLimits` of §20) and the
 //! `columnScope` resolution of the set in effect.
 //!
 //! An update reads the current settings and merges the patch under the settings row's lock

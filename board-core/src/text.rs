@@ -14,16 +14,16 @@ use crate::error::{Error, ValidationErrors};
 /// stores as text (PostgreSQL refuses it, SQLite's `length()` stops at it).
 const NUL_REFUSED: &str = "String must not contain NUL (\\u0000) characters";
 
-/// The message for a name holding a control character (contract §21).
+/// The message for a name holding a control character (api.md §21).
 const CONTROL_REFUSED: &str =
     "String must not contain control characters (U+0000 to U+001F, U+007F to U+009F)";
 
 /// The message for a comment holding a control character other than a line
-/// break or a tab (contract §21).
+/// break or a tab (api.md §21).
 const COMMENT_CONTROL_REFUSED: &str = "String must not contain control characters \
      (U+0000 to U+001F, U+007F to U+009F) other than line feed, carriage return and tab";
 
-/// The message for a name of invisible characters only (contract §21).
+/// The message for a name of invisible characters only (api.md §21).
 const INVISIBLE_REFUSED: &str =
     "String must contain at least 1 visible character (not only spaces or format characters)";
 
@@ -302,7 +302,7 @@ impl CommentText {
     }
 }
 
-/// A card's description (contract §24): Markdown kept byte for byte (never
+/// A card's description (api.md §24): Markdown kept byte for byte (never
 /// trimmed), 0..=[`Description::MAX`] characters, with the controls of a
 /// comment ([`CommentText`]); empty means none.
 ///
@@ -340,7 +340,7 @@ impl Description {
     }
 }
 
-/// The text of a checklist item (contract §24): a name, but up to
+/// The text of a checklist item (api.md §24): a name, but up to
 /// [`ItemText::MAX`] characters. Trimmed, not blank, without control
 /// characters.
 ///

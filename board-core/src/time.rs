@@ -99,7 +99,7 @@ pub(crate) fn now() -> Timestamp {
 /// but strictly increasing within one process, so rows written one after
 /// another sort in the order they were written. Every write takes its time
 /// here, and so does the end of a default flow window, which therefore lies
-/// after every change committed before it was read (contract §21).
+/// after every change committed before it was read (api.md §21).
 pub(crate) fn tick() -> i64 {
     static LAST: AtomicI64 = AtomicI64::new(0);
     let wall = now_millis();

@@ -1,4 +1,4 @@
-//! An account's own tokens over HTTP (contract §23): `GET|POST /api/tokens`,
+//! An account's own tokens over HTTP (api.md §23): `GET|POST /api/tokens`,
 //! `DELETE /api/tokens/[id]`, and `lastUsedAt`, moved at most once a minute.
 //!
 //! Sessions and personal tokens share the one hashed store (`tokens`,

@@ -292,7 +292,7 @@ pub(crate) fn description(v: &Value) -> Result<Description, String> {
     Description::parse(&string(v)?).map_err(|e| e.message().to_string())
 }
 
-/// A timestamp (contract §3): RFC 3339 with `Z` or an offset, or a date
+/// A timestamp (api.md §3): RFC 3339 with `Z` or an offset, or a date
 /// alone (midnight UTC), kept as UTC with milliseconds.
 pub(crate) fn timestamp(v: &Value) -> Result<Timestamp, String> {
     let s = string(v)?;

@@ -1,4 +1,4 @@
-//! WIP limits (contract §20): a column's `wipLimit`, a workspace's `wipLimits`
+//! WIP limits (api.md §20): a column's `wipLimit`, a workspace's `wipLimits`
 //! mode, and the check every write that adds cards to a column makes.
 //!
 //! The check runs under the lock that guards the column's cards: its set's
@@ -12,7 +12,7 @@
 //! expressions of the statement that already reads the column ([`room_sql`]).
 //! [`Room::admit`] refuses with `WIP_LIMIT` before anything is written.
 //!
-//! Archived cards (contract §19) do not count: `room_sql`, a column deletion's
+//! Archived cards (api.md §19) do not count: `room_sql`, a column deletion's
 //! count and `Board::card_counts` read `archived_at IS NULL`. A restore adds
 //! one card and is checked like a move; moving an archived card adds nothing.
 //! The choices the contract leaves open are in `docs/decisions.md`.
@@ -133,7 +133,7 @@ crate::ids::bind_as_text!(WipLimits);
 /// Two select expressions about the column whose id is the SQL expression
 /// `column`: `hard_limit`, its limit when its workspace's limits are `HARD`
 /// (else NULL), and `held`, the cards in it (counted only when `hard_limit` is
-/// set), archived cards left out (contract §20). Read them with [`Room::from_row`].
+/// set), archived cards left out (api.md §20). Read them with [`Room::from_row`].
 pub(crate) fn room_sql(column: &str) -> String {
     let limit = format!(
         "(SELECT wl.wip_limit FROM columns wl JOIN column_sets ws ON ws.id = wl.set_id \

@@ -1,4 +1,4 @@
-//! Browser clients (contract §12), around every route:
+//! Browser clients (api.md §12), around every route:
 //!
 //! - **Cross-site request forgery.** A POST, PATCH, PUT or DELETE authenticated
 //!   by the `board_session` cookie is refused with 403 `CROSS_ORIGIN` before any
@@ -162,7 +162,7 @@ fn before_routing(
         ),
     };
     // Several Origin headers (which no browser sends) are refused: judging
-    // by the first would let a forged second one pass (contract §21).
+    // by the first would let a forged second one pass (api.md §21).
     if headers.get_all(ORIGIN).iter().count() > 1 {
         let refusal = cross_origin(format!(
             "{what} with several Origin headers is refused: send one Origin, from this \
@@ -218,7 +218,7 @@ fn decorate(headers: &HeaderMap, response: &mut Response, origins: &AllowedOrigi
 }
 
 /// The response headers a browser client may read beyond the safe ones: the
-/// request id and the entity tag of a conditional read (contract §22).
+/// request id and the entity tag of a conditional read (api.md §22).
 pub const EXPOSED_HEADERS: &str = "etag, x-request-id";
 
 /// True when `origin` names the server itself: its authority is the

@@ -48,14 +48,14 @@ pub struct Config {
     #[arg(long, env = "BOARD_MAX_CONNECTIONS", default_value_t = 10_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
     pub max_connections: usize,
     /// How long a request head may take, from its first byte (or from the
-    /// connection's opening, for the first request): contract §21, 10 s.
+    /// connection's opening, for the first request): api.md §21, 10 s.
     #[arg(long, env = "BOARD_HEADER_TIMEOUT", default_value = "10s", value_parser = parse_timeout, hide = true)]
     pub header_timeout: Duration,
-    /// The longest gap between two bytes of a request body: contract §21, 30 s.
+    /// The longest gap between two bytes of a request body: api.md §21, 30 s.
     #[arg(long, env = "BOARD_BODY_TIMEOUT", default_value = "30s", value_parser = parse_timeout, hide = true)]
     pub body_timeout: Duration,
     /// How long a keep-alive connection may sit idle between requests:
-    /// contract §21, 60 s.
+    /// api.md §21, 60 s.
     #[arg(long, env = "BOARD_IDLE_TIMEOUT", default_value = "60s", value_parser = parse_timeout, hide = true)]
     pub idle_timeout: Duration,
     /// Serve the API alone, without the board UI (`BOARD_UI=off` does the same).
@@ -100,10 +100,10 @@ pub struct Config {
           default_missing_value = "true", action = clap::ArgAction::Set,
           value_parser = clap::builder::BoolishValueParser::new())]
     pub webhook_allow_private: bool,
-    /// How long a webhook may fail before it turns inactive (contract §18: 24h).
+    /// How long a webhook may fail before it turns inactive (api.md §18: 24h).
     #[arg(long, env = "BOARD_WEBHOOK_GIVE_UP", default_value = "24h", value_parser = parse_timeout)]
     pub webhook_give_up: Duration,
-    /// How long one delivery attempt may take (contract §18: 10s; tests only).
+    /// How long one delivery attempt may take (api.md §18: 10s; tests only).
     #[arg(long, env = "BOARD_WEBHOOK_TIMEOUT", default_value = "10s", value_parser = parse_timeout, hide = true)]
     pub webhook_timeout: Duration,
     /// How long a server's lease on a webhook lasts unrenewed: how soon another
@@ -115,7 +115,7 @@ pub struct Config {
     /// falls into a route's count).
     #[arg(long, env = "BOARD_WEBHOOK_SCAN", default_value = "1s", value_parser = parse_timeout, hide = true)]
     pub webhook_scan: Duration,
-    /// How long a session (a sign-in from a browser) lasts (contract §23).
+    /// How long a session (a sign-in from a browser) lasts (api.md §23).
     #[arg(long, env = "BOARD_SESSION_LIFETIME", default_value = "30d", value_parser = parse_session_lifetime)]
     pub session_lifetime: Duration,
     /// Marks the session cookie `Secure` (serve over HTTPS, directly or
@@ -155,7 +155,7 @@ pub struct Config {
 
 /// A session's lifetime: a duration of 1 minute to 3650 days.
 impl Config {
-    /// Whether the board UI is served (contract §25): not with `--no-ui` or
+    /// Whether the board UI is served (api.md §25): not with `--no-ui` or
     /// `BOARD_UI=off`.
     pub fn serves_ui(&self) -> bool {
         !self.no_ui && self.ui == Switch::On

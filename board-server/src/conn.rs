@@ -1,4 +1,4 @@
-//! The accept loop (contract §21): HTTP/1.1 connections served by hyper, with
+//! The accept loop (api.md §21): HTTP/1.1 connections served by hyper, with
 //! the timeouts and the connection cap warp's own server does not have.
 //!
 //! - A request head must be complete within `header` (10 s) of its first byte,
@@ -239,7 +239,7 @@ struct Served<S> {
 }
 
 /// The connection's peer, in each request's extensions: the client address
-/// of a sign-in's throttle (contract §23).
+/// of a sign-in's throttle (api.md §23).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Peer(pub std::net::SocketAddr);
 

@@ -154,7 +154,7 @@ impl HttpStatus for Error {
             Error::PreconditionFailed(_) => 412,
             Error::FileTooLarge(_) | Error::TooManyFiles(_) => 413,
             Error::UnsupportedFormat(_) => 415,
-            // Every domain rule, `WIP_LIMIT` (contract §20) included.
+            // Every domain rule, `WIP_LIMIT` (api.md §20) included.
             Error::Validation(_) | Error::Rule(..) => 422,
             Error::Unavailable(_) | Error::Busy => 503,
             Error::Config(_)

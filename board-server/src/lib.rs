@@ -54,7 +54,7 @@ pub struct Server {
     board: Board,
     config: Config,
     first_run: Option<Bootstrap>,
-    /// The first run's reset link for `admin` (contract §23).
+    /// The first run's reset link for `admin` (api.md §23).
     first_reset: Option<String>,
 }
 

@@ -41,6 +41,10 @@ pub fn finish(doc: &mut Document) {
 const DESCRIPTION: &str =
     "Columns, cards, comments, attachments, history and relations of a kanban board.
 
+The rules around these routes (the order of checks, ids and times, paging, events, \
+webhook signatures, limits) are in `docs/api.md` of board's repository, in numbered \
+sections that descriptions here cite as `api.md §N`.
+
 Credentials: `Authorization: Bearer <token>`, or the cookie `board_session=<token>`.
 
 Browser clients: a POST, PATCH, PUT or DELETE authenticated by the cookie is refused \

@@ -1,4 +1,4 @@
-//! The board UI (contract §25): the files of `board-server/ui/`, embedded at
+//! The board UI (api.md §25): the files of `board-server/ui/`, embedded at
 //! compile time, served as they are. The handlers of `/api/` do not know the UI
 //! exists; the UI is a client of the public API like any other.
 //!
@@ -32,7 +32,7 @@ use crate::routes::RouteTemplate;
 /// The UI's files, as they are in the repository.
 static FILES: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/ui");
 
-/// The Content-Security-Policy of every UI answer (contract §25).
+/// The Content-Security-Policy of every UI answer (api.md §25).
 pub const CSP: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
     img-src 'self' blob: data:; connect-src 'self'; frame-ancestors 'none'; \
     base-uri 'none'; form-action 'self'";
@@ -142,7 +142,7 @@ impl Ui {
     }
 }
 
-/// Whether `path` is one of the UI's pages (contract §25).
+/// Whether `path` is one of the UI's pages (api.md §25).
 fn is_page(path: &str) -> bool {
     matches!(path, "/" | "/invite" | "/reset" | "/account")
         || path

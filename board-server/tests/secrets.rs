@@ -1,4 +1,4 @@
-//! People as server processes see them (contract §23): no password, token or
+//! People as server processes see them (api.md §23): no password, token or
 //! code in a log line, an event or an error message (a session of sign-ins,
 //! invitations, a password change and resets, then the log, the events and
 //! every answer searched for each secret it saw); and the sign-in throttle
@@ -130,7 +130,7 @@ on_both_backends! {
 }
 
 on_both_backends! {
-    // Contract §23: the throttle's counts hold across server processes on one
+    // api.md §23: the throttle's counts hold across server processes on one
     // database: five failures of one pair, alternating between two processes,
     // and the sixth attempt is refused by either.
     async fn the_throttle_holds_across_two_server_processes(backend) {

@@ -200,7 +200,7 @@ async fn two_servers_on_one_postgres_keep_the_column_invariants() {
     assert_eq!(cards, 20, "no card lost");
 }
 
-/// Contract §16 across processes: 48 placements in one column, sent
+/// api.md §16 across processes: 48 placements in one column, sent
 /// alternately to two `board-server` processes on one PostgreSQL database, at
 /// once (see `testkit::order::race_placements` for what is checked). Without
 /// the column set's row lock the placements read stale neighbours: duplicate
@@ -220,7 +220,7 @@ async fn racing_placements_on_two_server_processes_stay_beside_their_anchors() {
     testkit::order::race_placements(app.clone(), &bases, &todo, 48).await;
 }
 
-/// Contract §20: 48 moves raced into one column with a hard WIP limit of 5,
+/// api.md §20: 48 moves raced into one column with a hard WIP limit of 5,
 /// over two server processes on one PostgreSQL database; exactly 5 land, every
 /// other one is `WIP_LIMIT`. Without the column set's lock (a move opened with
 /// `write_unlocked`) the column ends over its limit.
@@ -347,7 +347,7 @@ on_both_backends! {
     }
 }
 
-/// Contract §11: a change through one server process reaches an event stream
+/// api.md §11: a change through one server process reaches an event stream
 /// of another server process on the same PostgreSQL database within 1 s
 /// (`NOTIFY`), and the other way round.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -473,7 +473,7 @@ async fn many_writers_on_two_servers_give_every_stream_every_event_in_seq_order(
 }
 
 on_both_backends! {
-    // Contract §21 on the binary, with its default timeouts: a connection that
+    // api.md §21 on the binary, with its default timeouts: a connection that
     // sends nothing is closed 10 s after it opened, and clients that go away
     // (mid-head, mid-body, mid-upload) are logged at debug level, never as
     // errors (one probe once left 3,004 ERROR lines).
@@ -529,7 +529,7 @@ on_both_backends! {
     }
 }
 
-// Contract §22: 8 PATCHes with the same `If-Match`, split over two server
+// api.md §22: 8 PATCHes with the same `If-Match`, split over two server
 // processes on one database, 5 rounds on a card and 5 on a comment: one
 // wins, the 7 others get 412 and change nothing. The tag is checked under
 // the write's lock; checked on a read before it, several of the 8 won

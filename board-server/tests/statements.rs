@@ -107,7 +107,7 @@ async fn count(app: &App, method: &str, path: &str, body: Option<Value>) -> (Val
 }
 
 /// Runs one `GET` with `If-None-Match` naming the tag a first `GET` of the same
-/// path returned (contract §22), asserts the 304, and returns the statements
+/// path returned (api.md §22), asserts the 304, and returns the statements
 /// the 304 ran.
 async fn count_304(app: &App, path: &str) -> usize {
     let get = |tag: Option<String>| {
@@ -179,7 +179,7 @@ on_both_backends! {
         }
         let cols = app.call("GET", &format!("/api/columns?tenant={t}"), None).await.body;
         // A token's lastUsedAt moves at most once a minute, in the background
-        // (contract §23): its first use's statement lands before any count.
+        // (api.md §23): its first use's statement lands before any count.
         for _ in 0..250 {
             let tokens = app.call("GET", "/api/tokens", None).await.body;
             if tokens.as_array().unwrap().iter().any(|t| t["lastUsedAt"].is_string()) {
@@ -219,7 +219,7 @@ on_both_backends! {
         counts.push(("GET …/history", n));
         let (_, n) = count(&app, "GET", &format!("/api/board?tenant={t}"), None).await;
         counts.push(("GET /api/board", n));
-        // Contract §22: a 304 costs at most one statement after authentication.
+        // api.md §22: a 304 costs at most one statement after authentication.
         // The fused reads check the token in that one statement.
         let mut fused = Vec::new();
         fused.push(count_304(&app, &format!("/api/board?tenant={t}")).await);
@@ -249,7 +249,7 @@ on_both_backends! {
         counts.push(("PATCH /api/cards/[id] (rename)", patch_count(&app, cpath.clone(), None, json!({"title": "r1"})).await));
         let tag = current_tag(&app, &cpath).await;
         counts.push(("PATCH /api/cards/[id] (rename, If-Match)", patch_count(&app, cpath.clone(), Some(tag), json!({"title": "r2"})).await));
-        // Contract §24: a label or an assignee put on a card costs no more than a rename.
+        // api.md §24: a label or an assignee put on a card costs no more than a rename.
         let label = app.call("POST", "/api/labels", Some(json!({"tenantId": t, "name": "Bug"}))).await.body;
         let (_, n) = count(&app, "PUT", &format!("{cpath}/labels/{}", label["id"].as_str().unwrap()), None).await;
         counts.push(("PUT /api/cards/[id]/labels/[labelId]", n));
@@ -263,7 +263,7 @@ on_both_backends! {
         let tag = current_tag(&app, &format!("/api/cards/{card}/comments")).await;
         counts.push(("PATCH /api/comments/[id] (If-Match)", patch_count(&app, comment.clone(), Some(tag), json!({"content": "c2"})).await));
         counts.push(("304s (all columns, project columns, card, relations, attachments): most", not_modified.iter().copied().max().unwrap_or(0)));
-        // Contract §20: the same move and create into a column with a hard WIP limit.
+        // api.md §20: the same move and create into a column with a hard WIP limit.
         app.call("PATCH", "/api/settings", Some(json!({"tenantId": t, "wipLimits": "HARD"}))).await;
         let done = cols[2]["id"].as_str().unwrap();
         let r = app.call("PATCH", &format!("/api/columns/{done}"), Some(json!({"wipLimit": 10}))).await;
@@ -283,7 +283,7 @@ on_both_backends! {
         counts.push(("PATCH /api/cards/[id] (move, hard WIP limit)", n - own_lock));
         let (_, n) = count(&app, "POST", "/api/cards", Some(json!({"tenantId": t, "title": "z", "columnId": done}))).await;
         counts.push(("POST /api/cards (hard WIP limit)", n));
-        // Contract §18: the webhook routes (a public address literal: no DNS).
+        // api.md §18: the webhook routes (a public address literal: no DNS).
         let body = json!({"tenantId": t, "url": "http://93.184.216.34/hook"});
         let (hook, n) = count(&app, "POST", "/api/webhooks", Some(body)).await;
         counts.push(("POST /api/webhooks", n));
@@ -296,7 +296,7 @@ on_both_backends! {
         counts.push(("GET /api/webhooks/[id]/deliveries", n));
         let (_, n) = count(&app, "DELETE", &format!("/api/webhooks/{hook}"), None).await;
         counts.push(("DELETE /api/webhooks/[id]", n));
-        // Contract §19: archive, the archived list, restore (into that limited column).
+        // api.md §19: archive, the archived list, restore (into that limited column).
         let (_, n) = count(&app, "POST", &format!("/api/cards/{card}/archive"), None).await;
         counts.push(("POST /api/cards/[id]/archive", n));
         let (_, n) = count(&app, "GET", &format!("/api/cards?tenant={t}&archived=true"), None).await;
@@ -345,20 +345,20 @@ on_both_backends! {
 /// count): columns 3, card create 11, move 14, comment create 7, comments 5,
 /// history 4, board 5. A write has one statement more since live events: its
 /// event, appended to the outbox (with its seq) by one statement before COMMIT.
-/// A placed move (contract §16, `beforeId`) reads its anchor and the anchor's
+/// A placed move (api.md §16, `beforeId`) reads its anchor and the anchor's
 /// neighbour in one statement more, and nothing else: the position is bound
 /// into the move's `UPDATE`, where a plain move computes the column's end
 /// inline. (A used-up gap adds the renumbering's few statements, rarely: not
 /// on this route's first placement.) A move or create into a column with a hard
-/// WIP limit (contract §20) costs no statement more: the limit and the count are
+/// WIP limit (api.md §20) costs no statement more: the limit and the count are
 /// read by the statement that already reads the target column. The webhook
-/// routes (contract §18) are new: an access check (and, by id, the webhook's
+/// routes (api.md §18) are new: an access check (and, by id, the webhook's
 /// read before it), then their statements.
-/// A `304` (contract §22) is the credential's statement and one more: the
+/// A `304` (api.md §22) is the credential's statement and one more: the
 /// card (its tag is the hash of its JSON), the card with its list's versions,
 /// the set in effect with its versions, or the one statement of a workspace's
 /// columns (hashed).
-/// Archive (contract §19) reads the card with its reach, locks and re-reads it
+/// Archive (api.md §19) reads the card with its reach, locks and re-reads it
 /// as a move does, then sets `archived_at` and opens its stay in
 /// `card_archives` (two statements: SQLite has no data-modifying CTE), and the
 /// event; restore reads its column (or the set's first) with the WIP room in one

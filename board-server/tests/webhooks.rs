@@ -1,4 +1,4 @@
-//! Webhooks across server processes (contract §18): two `board-server`
+//! Webhooks across server processes (api.md §18): two `board-server`
 //! processes on one database (a SQLite file, or PostgreSQL) deliver to one
 //! webhook, and the receiver records that no two deliveries ever overlap and
 //! that every event arrives, in order; then the server holding the lease is

@@ -1,4 +1,4 @@
--- The outbox of live events (contract §11): one row per committed change,
+-- The outbox of live events (api.md §11): one row per committed change,
 -- written in the change's own transaction. `seq` only grows across the
 -- installation and is handed out under a lock held until commit, so events
 -- commit in seq order and a reader that has seen seq N has seen every event

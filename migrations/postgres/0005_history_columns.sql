@@ -1,4 +1,4 @@
--- Flow metrics (contract §13): each history entry also records the column it
+-- Flow metrics (api.md §13): each history entry also records the column it
 -- entered (`to_column_id`, null once that column is deleted) and whether that
 -- column was the set's done column at that moment (`to_done`, 0/1). Every new
 -- entry fills both; `from_name`/`to_name` stay the copies the history route shows.

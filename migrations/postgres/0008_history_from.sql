@@ -1,4 +1,4 @@
--- Flow metrics (contract §13): each history entry also records the visit it
+-- Flow metrics (api.md §13): each history entry also records the visit it
 -- ends, the card's stay in the column it leaves: that column's id
 -- (`from_column_id`, null once the column is deleted, as `to_column_id`) and
 -- when the card entered it (`from_at`, the previous entry's `moved_at`). Both

@@ -1,4 +1,4 @@
--- Cards in order (contract §16): a card's position is unique within its
+-- Cards in order (api.md §16): a card's position is unique within its
 -- column, and positions are spaced 65,536 apart (order.rs: a placement takes
 -- the middle of a gap; a used-up gap renumbers a few cards below it). Existing
 -- cards keep their order (position, then creation, then id: the board's read

@@ -1,4 +1,4 @@
--- Archive (contract §19): a card's archived_at is the moment it left the board
+-- Archive (api.md §19): a card's archived_at is the moment it left the board
 -- (NULL: on the board). It keeps its column, position, comments, links and
 -- history. The board, the WIP count and the flow's wip and aging leave it out.
 ALTER TABLE cards ADD COLUMN archived_at TEXT;
@@ -18,7 +18,7 @@ CREATE TABLE card_archives (
     PRIMARY KEY (card_id, archived_at)
 );
 
--- Search (contract §19): the folded words (search/words.rs: NFD, lower case,
+-- Search (api.md §19): the folded words (search/words.rs: NFD, lower case,
 -- marks dropped, split on what is not a letter or digit) of every card title
 -- (doc_id = the card's id) and every comment (doc_id = the comment's id), one
 -- row per distinct word, written in the transaction of the change. Words

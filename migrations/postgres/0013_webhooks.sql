@@ -1,4 +1,4 @@
--- Webhooks (contract §18): a workspace's subscriptions of a URL to its events,
+-- Webhooks (api.md §18): a workspace's subscriptions of a URL to its events,
 -- each with its delivery position (`position`: the last seq delivered or
 -- passed over by its filter, advanced only after a 2xx), its status, and the
 -- lease (`lease_holder`, `lease_until`) that lets one server at a time deliver

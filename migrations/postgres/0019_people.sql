@@ -1,4 +1,4 @@
--- People (contract §23). An account's password, as an Argon2id PHC string
+-- People (api.md §23). An account's password, as an Argon2id PHC string
 -- (null: the account has none and cannot sign in with one).
 ALTER TABLE accounts ADD COLUMN password_hash TEXT;
 

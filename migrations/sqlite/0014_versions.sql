@@ -1,4 +1,4 @@
--- Conditional requests (contract §22): every row a write transaction locks
+-- Conditional requests (api.md §22): every row a write transaction locks
 -- (store/tx.rs `Lock`) carries a version that the lock's own statement
 -- advances, so a payload guarded by that row gets a new tag with every
 -- committed change made under the lock. cards.version counts the writes under

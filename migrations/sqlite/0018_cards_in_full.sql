@@ -1,4 +1,4 @@
--- Cards in full (contract §24). A card's description (Markdown, stored byte
+-- Cards in full (api.md §24). A card's description (Markdown, stored byte
 -- for byte) and due time; the workspace's labels, in order; a card's labels
 -- and assignees, one row each, so that two people labelling at once each add
 -- their own row; and its checklist, placed as cards are (order.rs).

@@ -472,7 +472,7 @@ pub struct App {
     pub token: String,
     /// The `Default` workspace the first run created.
     pub tenant: String,
-    /// The first run's reset link for `admin` (contract §23).
+    /// The first run's reset link for `admin` (api.md §23).
     pub first_reset: String,
     pub http: reqwest::Client,
     /// The server (dropped before the database); `None` while stopped.

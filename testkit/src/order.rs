@@ -1,4 +1,4 @@
-//! Cards in order (contract §16): reading a column's order over HTTP, and the
+//! Cards in order (api.md §16): reading a column's order over HTTP, and the
 //! race of many placements in one column, checked against the event stream
 //! (used by `tests/e2e/order.rs` in-process and by `board-server/tests/server.rs`
 //! across two server processes).

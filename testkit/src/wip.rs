@@ -1,4 +1,4 @@
-//! WIP limits (contract §20): many moves raced into one HARD-limited column
+//! WIP limits (api.md §20): many moves raced into one HARD-limited column
 //! (used by `tests/e2e/wip.rs` in-process and by `board-server/tests/server.rs`
 //! across two server processes).
 

@@ -1,4 +1,4 @@
-//! Archive (contract §19): archive and restore, what an archived card keeps and
+//! Archive (api.md §19): archive and restore, what an archived card keeps and
 //! where it is left out, the archived list paged by cursor, WIP limits (§20),
 //! and restores raced into one HARD-limited column.
 

@@ -1,4 +1,4 @@
-//! Who did what (contract §17): comment authorship, checked after the role
+//! Who did what (api.md §17): comment authorship, checked after the role
 //! and before the schema; a refusal changes nothing, images included.
 
 use crate::uploads::{id, png, pool, upload};

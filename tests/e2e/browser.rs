@@ -1,4 +1,4 @@
-//! Browser clients (contract §12): cross-site request forgery refused for
+//! Browser clients (api.md §12): cross-site request forgery refused for
 //! cookie-authenticated writes, CORS for the origins of `--allowed-origins`.
 
 use serde_json::{json, Value};

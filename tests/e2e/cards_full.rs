@@ -1,4 +1,4 @@
-//! Cards in full (contract §24): description and due time, the workspace's
+//! Cards in full (api.md §24): description and due time, the workspace's
 //! labels, a card's labels and assignees one at a time, its counts, and the
 //! board's tag following them.
 
@@ -247,7 +247,7 @@ on_both_backends! {
         assert_eq!(ids(&board_now.body["columns"][0]["cards"][0]["labelIds"]), [bug]);
     }
 
-    // Contract §24: two people labelling at once lose nothing. Each label is a
+    // api.md §24: two people labelling at once lose nothing. Each label is a
     // row of its own (`card_labels`), so no write reads the card's labels to
     // decide what to write: 16 clients over two server processes, each adding
     // its own label, and every label stays.

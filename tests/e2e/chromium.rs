@@ -1,4 +1,4 @@
-//! CORS from a real browser (contract §12): a board UI page served from another
+//! CORS from a real browser (api.md §12): a board UI page served from another
 //! origin calls the API with `fetch` and the bearer header, in headless
 //! Chromium. A page on an origin that is not listed cannot.
 //!

@@ -1,4 +1,4 @@
-//! Contract §21, text: names refuse control characters and names of only
+//! api.md §21, text: names refuse control characters and names of only
 //! invisible characters (422, nothing stored); comments keep line breaks and
 //! tabs and refuse every other control character.
 

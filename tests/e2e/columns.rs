@@ -75,7 +75,7 @@ on_both_backends! {
             "tenant set, then project sets in project creation order");
         let first = &r.body[0];
         let keys: Vec<_> = first.as_object().unwrap().keys().cloned().collect();
-        assert_eq!(keys.len(), 7, "{keys:?} (with wipLimit, contract §20)");
+        assert_eq!(keys.len(), 7, "{keys:?} (with wipLimit, api.md §20)");
         assert!(first.get("tenantId").is_none(), "a column carries no tenantId");
         assert_eq!(r.body[3]["projectId"], p1.as_str());
 

@@ -1,4 +1,4 @@
-//! Conditional requests (contract §22): strong tags on the board, the columns,
+//! Conditional requests (api.md §22): strong tags on the board, the columns,
 //! a card and its comments, history, relations and attachments; `304` for a
 //! current `If-None-Match`, `412` for a stale `If-Match`; every change type of
 //! §11 changes the tags of the payloads it alters; racing `If-Match` writers.
@@ -189,7 +189,7 @@ on_both_backends! {
         ok(&r, "card.updated in its column");
         views.after(&app, &mut tags, "card.updated in its column", &["board", "card"]).await;
 
-        // Contract §19: an archived card leaves the board; restored, it is back.
+        // api.md §19: an archived card leaves the board; restored, it is back.
         let r = app.call("POST", &format!("/api/cards/{a}/archive"), None).await;
         ok(&r, "card.archived");
         views.after(&app, &mut tags, "card.archived", &["board", "card"]).await;

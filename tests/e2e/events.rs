@@ -1,4 +1,4 @@
-//! `GET /api/events` (contract §11): every committed change streamed as
+//! `GET /api/events` (api.md §11): every committed change streamed as
 //! server-sent events, in commit order, resumable, and scoped to its workspace.
 
 use std::time::Duration;

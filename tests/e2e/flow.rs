@@ -1,4 +1,4 @@
-//! `GET /api/flow` (contract §13) on cards created and moved at controlled
+//! `GET /api/flow` (api.md §13) on cards created and moved at controlled
 //! times: the test moves cards through the API, then sets each history entry's
 //! `moved_at` (with the next entry's `from_at`) and each card's `created_at`
 //! to chosen instants directly in the test database (no clock inside the
@@ -277,7 +277,7 @@ on_both_backends! {
         assert_eq!(app.call_as("", "GET", &base, None).await.status, 401);
     }
 
-    // Contract §21, found by probing: a card moved into the done column and
+    // api.md §21, found by probing: a card moved into the done column and
     // `GET /api/flow` at once missed the move in 10 of 20 tries on SQLite (its
     // history time came from the strictly increasing write clock, which may
     // run a millisecond ahead of the wall clock the window ended at,

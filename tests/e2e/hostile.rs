@@ -1,4 +1,4 @@
-//! Contract §21, connections: clients that send slowly, stall or hold
+//! api.md §21, connections: clients that send slowly, stall or hold
 //! sockets, over real sockets. The timeouts are shortened with the server's
 //! hidden settings (`BOARD_HEADER_TIMEOUT`, `BOARD_BODY_TIMEOUT`,
 //! `BOARD_IDLE_TIMEOUT`); board-server/tests/server.rs checks the defaults
@@ -299,7 +299,7 @@ on_both_backends! {
     }
 }
 
-/// The defaults of contract §21: what the shortened tests above stand for.
+/// The defaults of api.md §21: what the shortened tests above stand for.
 #[tokio::test]
 async fn the_defaults_are_the_contracts() {
     let db = common::TestDb::new(common::Backend::Sqlite).await;

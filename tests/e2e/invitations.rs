@@ -1,4 +1,4 @@
-//! Invitations and reset links (contract §23): one-time codes that bring a
+//! Invitations and reset links (api.md §23): one-time codes that bring a
 //! person in or set a password, and sign in.
 
 use serde_json::{json, Value};

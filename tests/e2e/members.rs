@@ -1,4 +1,4 @@
-//! `GET /api/members?tenant=T` (contract §17): the workspace's members by
+//! `GET /api/members?tenant=T` (api.md §17): the workspace's members by
 //! name, for a Viewer; `tenant` required; a role refusal is 403 `FORBIDDEN`.
 
 use serde_json::json;

@@ -1,4 +1,4 @@
-//! The object store itself (contract §14): servers on one database and one
+//! The object store itself (api.md §14): servers on one database and one
 //! bucket share the files. The attachment and comment suites run on it too
 //! (`on_every_store!`); the CLI's sweep of a bucket is in board-cli/tests, a
 //! crash mid-upload in board-server/tests/objects.rs.

@@ -23,7 +23,7 @@ fn normalized(template: &str) -> String {
 }
 
 /// Every `warp::path!(…)` in the server's route code, as a normalized template.
-/// Every route of the contract (service-spec.md and CONTRACT.md), as
+/// Every route docs/api.md describes, as
 /// method and path template: the server's route table must serve exactly
 /// these, so a handler left out of the table fails here.
 const CONTRACT: &[(&str, &str)] = &[

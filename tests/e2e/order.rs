@@ -1,4 +1,4 @@
-//! Cards in order (contract §16): placements on create and PATCH, the anchor
+//! Cards in order (api.md §16): placements on create and PATCH, the anchor
 //! rules, positions in events, renumbering with `cards.repositioned`, and
 //! racing placements on two servers.
 
@@ -95,7 +95,7 @@ on_both_backends! {
         assert_eq!(app.call("DELETE", &format!("/api/cards/{}", gone[0]), None).await.status, 200);
         let r = patch(&app, &cards[1], json!({"beforeId": gone[0]})).await;
         assert_eq!(r.body["error"], "INVALID_ANCHOR", "{:?}", r.body);
-        // An archived anchor: it is not on the board (contract §16).
+        // An archived anchor: it is not on the board (api.md §16).
         let shelved = app.cards_at_end(&todo, &["shelved"]).await;
         let archived = app.call("POST", &format!("/api/cards/{}/archive", shelved[0]), None).await;
         assert_eq!(archived.status, 200, "{:?}", archived.body);

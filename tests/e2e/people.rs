@@ -1,4 +1,4 @@
-//! People (contract §23): signing in with a password, the session cookie,
+//! People (api.md §23): signing in with a password, the session cookie,
 //! signing out, "who am I", and the sign-in throttle across two servers.
 
 use std::sync::Arc;

@@ -246,7 +246,7 @@ testkit::on_both_backends! {
         history_backfill(backend).await;
     }
 
-    // Migration 0009 (contract §16): each column's cards keep their order
+    // Migration 0009 (api.md §16): each column's cards keep their order
     // (position, then creation, then id; duplicates were possible before) and
     // take positions 65,536 apart; then two cards on one position of a
     // column are refused by `cards_position`.

@@ -1,4 +1,4 @@
-//! Search (contract §19): every word, case- and accent-insensitive, the last
+//! Search (api.md §19): every word, case- and accent-insensitive, the last
 //! one a prefix; titles and comments with snippets; title matches first, then
 //! `updatedAt`, then id; archived cards only on request; paged; an index
 //! written with each change; and the same results on both backends.

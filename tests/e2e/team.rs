@@ -1,4 +1,4 @@
-//! People over HTTP (contract §23): one's own tokens, one's name and
+//! People over HTTP (api.md §23): one's own tokens, one's name and
 //! password, a workspace's members and projects.
 
 use serde_json::{json, Value};

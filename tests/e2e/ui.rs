@@ -1,4 +1,4 @@
-//! The board UI's files as the server serves them (contract §25): pages with
+//! The board UI's files as the server serves them (api.md §25): pages with
 //! the CSP, `nosniff` and `Referrer-Policy`, `no-cache` and an ETag; assets
 //! under a content hash, `immutable`, gzip-compressed for a client that
 //! accepts it; `--no-ui` serves the API alone; `/api/` stays JSON.

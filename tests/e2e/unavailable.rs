@@ -1,5 +1,5 @@
 //! 503 `UNAVAILABLE` with `Retry-After` when the database cannot be reached
-//! (contract §12): the server talks to PostgreSQL through a TCP proxy that the
+//! (api.md §12): the server talks to PostgreSQL through a TCP proxy that the
 //! test cuts and restores.
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -109,7 +109,7 @@ async fn a_lost_database_is_503_with_retry_after_and_comes_back() {
     let created: serde_json::Value = post().await.unwrap().json().await.unwrap();
     assert_eq!(get("/healthz").await.unwrap().status(), 200);
     // A stored file: while the database is away, its download is 503 too,
-    // not 404 (contract §21).
+    // not 404 (api.md §21).
     let part = reqwest::multipart::Part::bytes(b"plain notes\n".to_vec()).file_name("n.txt");
     let uploaded: serde_json::Value = http
         .post(format!(

@@ -1,4 +1,4 @@
-//! Contract §21, uploads: at most `--max-files-per-request` files in one
+//! api.md §21, uploads: at most `--max-files-per-request` files in one
 //! request (413 `TOO_MANY_FILES`, nothing stored), inserts that stay under a
 //! backend's bind limit whatever the cap is, and original names shortened to
 //! 255 characters keeping their extension.

@@ -1,4 +1,4 @@
-//! Webhooks (contract §18): the five Admin routes, the target check, and
+//! Webhooks (api.md §18): the five Admin routes, the target check, and
 //! deliveries to a real receiver on 127.0.0.1 that the test controls
 //! (`testkit::receiver`): signed, one at a time in seq order, retried with
 //! back-off, timed out at 10 s, given up after `--webhook-give-up`, and
@@ -100,7 +100,7 @@ on_both_backends! {
     async fn private_targets_are_refused_at_creation_and_on_a_new_url(backend) {
         let app = common::spawn_app(backend).await;
         for url in ["http://127.0.0.1:8080/", "http://localhost/", "http://[::1]/", "http://[::ffff:127.0.0.1]/", "http://10.1.2.3/", "http://169.254.169.254/latest", "http://[fd00::1]/", "http://0.0.0.0/",
-            // NAT64, SIIT and Teredo forms, benchmarking and IETF-protocol ranges (contract §18).
+            // NAT64, SIIT and Teredo forms, benchmarking and IETF-protocol ranges (api.md §18).
             "http://[64:ff9b::a9fe:a9fe]/", "http://[64:ff9b:1::a9fe:a9fe]/", "http://[::ffff:0:a9fe:a9fe]/",
             "http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/", "http://198.18.0.1/", "http://192.0.0.170/", "http://[2002:c612:1::]/"] {
             let r = app.call("POST", "/api/webhooks", Some(json!({"tenantId": app.tenant, "url": url}))).await;

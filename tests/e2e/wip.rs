@@ -1,4 +1,4 @@
-//! WIP limits (contract §20): `wipLimit` on columns, `wipLimits` in settings,
+//! WIP limits (api.md §20): `wipLimit` on columns, `wipLimits` in settings,
 //! `overLimit` on the board (SOFT), `WIP_LIMIT` refusals (HARD) on card create,
 //! move, placed move and column deletion with MOVE, each changing nothing, and
 //! racing moves into one limited column.

@@ -1,4 +1,4 @@
-"""The board UI's speed in headless Chromium (contract §25), by the page's own
+"""The board UI's speed in headless Chromium (api.md §25), by the page's own
 performance marks: a board of 1,000 cards in 6 columns, from navigation to
 every column drawn ("board"), the long tasks (over 50 ms) during a drag, and
 a card of 500 comments, from the dialog's opening to its thread drawn

@@ -1,4 +1,4 @@
-"""The browser tests of the board UI (contract §25), in real Chromium.
+"""The browser tests of the board UI (api.md §25), in real Chromium.
 
 Each test gets a fresh board-server (the debug binary `cargo test` builds) on
 SQLite and, when BOARD_TEST_POSTGRES_URL is set, on a fresh PostgreSQL

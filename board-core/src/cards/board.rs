@@ -1,6 +1,6 @@
 //! The board payload (`GET /api/board`): the set in effect with each column's cards in order,
 //! and whether each column is over its WIP limit, tagged by the versions of the rows whose
-//! locks guard every change to it (contract §22).
+//! locks guard every change to it (api.md §22).
 //!
 //! The tag is read in the statement that finds the set in effect (`set_in_effect_versioned`),
 //! before the payload, so a 304 costs that one statement: the set's id, `column_sets.version`
@@ -9,7 +9,7 @@
 //! its columns' versions in `column_versions` (a move to a column's end advances only its
 //! column's). The sum only grows while the set's version stays, since a column, and its
 //! version's row, is deleted only under the set's lock. Since its cards carry their labels,
-//! assignees, checklist and counts (contract §24), the tag adds the workspace's version, the
+//! assignees, checklist and counts (api.md §24), the tag adds the workspace's version, the
 //! sum of the set's cards' versions and the number of their comments (`sets.rs`).
 //!
 //! The payload is two statements sent at once, each on its own connection
@@ -36,7 +36,7 @@ pub struct BoardColumn {
     /// The column.
     #[serde(flatten)]
     pub column: Column,
-    /// Whether it holds more cards than its WIP limit (`overLimit`; contract
+    /// Whether it holds more cards than its WIP limit (`overLimit`; api.md
     /// §20); `false` without a limit.
     #[serde(rename = "overLimit")]
     pub over_limit: bool,
@@ -62,7 +62,7 @@ impl Board {
             .ok_or_else(|| Error::Internal("a board read without a condition".into()))
     }
 
-    /// The board with its tag (contract §22), or only the tag when `cond`
+    /// The board with its tag (api.md §22), or only the tag when `cond`
     /// names it (Viewer). The tag is read in the statement that finds the set
     /// in effect, before the payload: the set's version (every write of its
     /// columns and cards advances it under the set's lock) and the settings'

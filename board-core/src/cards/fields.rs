@@ -130,7 +130,7 @@ card_fields! {
     /// Its title.
     title: String, board: read;
     /// What is to be done: Markdown, 0 to 100,000 characters, stored and
-    /// returned byte for byte (contract §24).
+    /// returned byte for byte (api.md §24).
     description: String, board: read;
     /// When it is due; null when it is not.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
@@ -157,11 +157,11 @@ card_fields! {
     /// When it last changed.
     #[cfg_attr(feature = "openapi", schema(value_type = String))]
     updated_at: Timestamp, board: read;
-    /// The account that created it (contract §17); null when the CLI created
+    /// The account that created it (api.md §17); null when the CLI created
     /// it, and for cards created before this field existed.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     created_by: Option<AccountId>, board: read;
-    /// When it was archived (contract §19); null while it is on the board.
+    /// When it was archived (api.md §19); null while it is on the board.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     archived_at: Option<Timestamp>, board: (None);
 }

@@ -1,4 +1,4 @@
-//! A card's labels and assignees (contract §24): rows of `card_labels` and
+//! A card's labels and assignees (api.md §24): rows of `card_labels` and
 //! `card_assignees`, added and removed one at a time (`PUT` and `DELETE`), so
 //! that two people labelling one card at once each add their own row and
 //! lose nothing. A label must be one of the card's workspace

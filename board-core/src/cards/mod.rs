@@ -35,7 +35,7 @@ pub struct NewCard {
     pub title: Name,
     /// Where in the column (`beforeId` / `afterId` on the wire); default: its end.
     pub placement: Option<Placement>,
-    /// Its description (contract §24); default: empty.
+    /// Its description (api.md §24); default: empty.
     pub description: Description,
     /// When it is due; default: never.
     pub due_at: Option<Timestamp>,
@@ -129,7 +129,7 @@ pub struct CardPatch {
     /// Where in the target column (`beforeId` / `afterId` on the wire);
     /// default: the end of another column, or the card's place in its own.
     pub placement: Option<Placement>,
-    /// New description (contract §24).
+    /// New description (api.md §24).
     pub description: Option<Description>,
     /// New due time: `Some(None)` clears it (`null` on the wire).
     pub due_at: Option<Option<Timestamp>>,
@@ -241,7 +241,7 @@ impl Board {
         self.reach_card(actor, id, Role::Viewer).await
     }
 
-    /// A card with its tag (contract §22), or only the tag when `cond` names
+    /// A card with its tag (api.md §22), or only the tag when `cond` names
     /// it (Viewer). One statement: the tag is the hash of the card's JSON.
     pub async fn card_if(
         &self,
@@ -254,7 +254,7 @@ impl Board {
     }
 
     /// A card with its description rendered to safe HTML when `query` asks
-    /// for it (`?html=true`, contract §24: `descriptionHtml`), with its tag
+    /// for it (`?html=true`, api.md §24: `descriptionHtml`), with its tag
     /// (the HTML has a tag of its own), or only the tag when `cond` names it
     /// (Viewer). A query that is neither `true` nor `false` is a 422 on
     /// `html`, after the access check.
@@ -322,7 +322,7 @@ impl Board {
     }
 
     /// The card, the actor's reach (404, then 403 below Viewer) and the tag of
-    /// one of its lists (contract §22), in one statement. The tag comes from the
+    /// one of its lists (api.md §22), in one statement. The tag comes from the
     /// versions the list's writes advance (see [`CardList`]), read before the
     /// list itself, so a tag is never newer than the payload it is sent with.
     pub(crate) async fn reach_card_list(
@@ -367,7 +367,7 @@ fn check_reach(actor: &Actor, card: &Card, row: &AnyRow, min: Role) -> Result<()
     }
 }
 
-/// A list of a card's (contract §22), and the versions that tag it: each is
+/// A list of a card's (api.md §22), and the versions that tag it: each is
 /// advanced by every write that changes the list, under the lock that write
 /// already holds.
 #[derive(Debug, Clone, Copy)]
@@ -387,7 +387,7 @@ pub(crate) enum CardList {
     Attachments,
     /// History: `cards.history_seq`, advanced by every entry written.
     History,
-    /// The checklist (contract §24): `cards.version`, advanced by
+    /// The checklist (api.md §24): `cards.version`, advanced by
     /// `Lock::Card`, which every write of its items takes.
     Checklist,
     /// Relations: the workspace's version (`Lock::Workspace`, taken by every

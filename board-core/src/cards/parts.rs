@@ -1,4 +1,4 @@
-//! The parts of a card that are not columns of its row (contract §24): its
+//! The parts of a card that are not columns of its row (api.md §24): its
 //! label and assignee ids ([`IdList`]) and its checklist's progress
 //! ([`Progress`]). Every read of a card reads them in its own statement
 //! (`fields.rs`), each from one sub-select, as text: ids joined by commas

@@ -26,7 +26,7 @@ use crate::Board;
 
 impl Board {
     /// The caller's reach of a card (404 when there is no such card, then 403
-    /// below Viewer) and the tag of one of its lists (contract §22). For a
+    /// below Viewer) and the tag of one of its lists (api.md §22). For a
     /// bearer, one statement that checks the token first (401).
     pub(crate) async fn card_list_tag(
         &self,

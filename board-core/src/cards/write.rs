@@ -208,7 +208,7 @@ impl Board {
             .await
     }
 
-    /// [`Board::update_card`] under an `If-Match` condition (contract §22): the
+    /// [`Board::update_card`] under an `If-Match` condition (api.md §22): the
     /// card re-read under the write's lock must still have a tag `cond` names
     /// (the tag of [`Board::card_if`]), else `PRECONDITION_FAILED` and nothing
     /// changes.

@@ -255,7 +255,7 @@ async fn move_cards(
     history::append_column_move(tx, actor, from, to, from_name, to_name).await?;
     // Shift the cards past the target's last card in one statement, the first
     // of them one spacing below it as an append would be: their order is kept,
-    // gaps included, and positions stay unique in the target (contract §16).
+    // gaps included, and positions stay unique in the target (api.md §16).
     let (last, first): (i64, i64) = sqlx::query_as(
         "SELECT (SELECT COALESCE(MAX(position), 0) FROM cards WHERE column_id = $2), \
                 (SELECT COALESCE(MIN(position), 0) FROM cards WHERE column_id = $1)",

@@ -31,7 +31,7 @@ pub(crate) struct Listing {
     pub(crate) version: i64,
     /// The columns, in listing order.
     pub(crate) columns: Vec<Column>,
-    /// The tag of their JSON (contract §22).
+    /// The tag of their JSON (api.md §22).
     pub(crate) tag: ETag,
 }
 

@@ -97,7 +97,7 @@ pub struct Column {
     pub position: i64,
     /// Whether it is the set's done column.
     pub done: bool,
-    /// The most cards it may hold (contract §20); `None`: no limit.
+    /// The most cards it may hold (api.md §20); `None`: no limit.
     pub wip_limit: Option<WipLimit>,
 }
 
@@ -286,7 +286,7 @@ impl Board {
         }
     }
 
-    /// [`Board::list_columns`] with the list's tag (contract §22), or only the
+    /// [`Board::list_columns`] with the list's tag (api.md §22), or only the
     /// tag when `cond` names it (Viewer). A workspace's or every workspace's
     /// columns are one statement: their tag is the hash of their JSON. A
     /// project's set in effect is two: its tag is read with the set, before

@@ -1,4 +1,4 @@
-//! Live events (contract §11): the outbox every write appends to, and the
+//! Live events (api.md §11): the outbox every write appends to, and the
 //! feed that reads it back in commit order.
 //!
 //! **Writing.** An operation describes its change as a [`Change`](crate::change::Change) and hands it
@@ -87,7 +87,7 @@ pub const POLL: Duration = Duration::from_millis(250);
 pub const RECHECK: Duration = Duration::from_millis(2);
 
 /// How often a [`Subscription`] checks again that its actor may still follow
-/// its workspace (contract §11: a revoked credential's stream ends within 60 s).
+/// its workspace (api.md §11: a revoked credential's stream ends within 60 s).
 pub const ACCESS_RECHECK: Duration = Duration::from_secs(30);
 
 /// How many events the broadcast channel holds for a slow subscriber; one

@@ -1,4 +1,4 @@
-//! Flow metrics (contract §13), read from the history every card keeps: time
+//! Flow metrics (api.md §13), read from the history every card keeps: time
 //! in each column, lead and cycle time, throughput, cumulative flow and aging,
 //! for the set in effect as [`Board::board`] resolves it. The definitions, and
 //! every choice the contract leaves open, are in `docs/flow.md`.
@@ -120,7 +120,7 @@ pub struct FlowColumn {
     pub name: String,
     /// The cards in it now.
     pub wip: u64,
-    /// Its WIP limit (contract §20); `None` without one, or for a column gone.
+    /// Its WIP limit (api.md §20); `None` without one, or for a column gone.
     pub wip_limit: Option<WipLimit>,
     /// The visits to it that ended in the window.
     pub time_in_column: Durations,

@@ -14,7 +14,7 @@
 //! off it by rank ([`percentiles`]). The cumulative flow is a running `SUM` of
 //! arrivals and departures, counted from one grouping of the visits by column,
 //! first day and last day. An archived card leaves the cumulative flow for its
-//! stays off the board (`card_archives`, contract §19): each stay's overlap with
+//! stays off the board (`card_archives`, api.md §19): each stay's overlap with
 //! a visit is a departure from that visit's column on its first day and an
 //! arrival on its last (none while it lasts), the same running sum with the
 //! opposite sign. Time in column, lead and cycle time are not changed by

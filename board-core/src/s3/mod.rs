@@ -1,5 +1,5 @@
 //! [`S3Store`]: attachment bytes in an S3-compatible object store
-//! (`--files-url s3://BUCKET[/PREFIX]`, contract §14), built on the AWS SDK.
+//! (`--files-url s3://BUCKET[/PREFIX]`, api.md §14), built on the AWS SDK.
 //!
 //! The temporary of a file is an S3 multipart upload to the file's own key,
 //! open until its row commits, with a marker object `PREFIX/.tmp-NAME` beside

@@ -1,5 +1,5 @@
-//! Search (contract §19): cards whose title, description, or one of whose
-//! checklist items or comments (contract §24), holds every word of a query (case- and accent-insensitive; whole words, the last
+//! Search (api.md §19): cards whose title, description, or one of whose
+//! checklist items or comments (api.md §24), holds every word of a query (case- and accent-insensitive; whole words, the last
 //! one a prefix), title matches first, then by `updatedAt` (newest first), then
 //! by id; paged by a keyset cursor.
 //!
@@ -137,7 +137,7 @@ pub struct SearchMatch {
     /// The comment, for a comment match; null otherwise.
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub comment_id: Option<CommentId>,
-    /// The checklist item, for a checklist match (contract §24); absent otherwise.
+    /// The checklist item, for a checklist match (api.md §24); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub item_id: Option<ChecklistItemId>,

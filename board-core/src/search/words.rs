@@ -1,4 +1,4 @@
-//! The words search matches (contract §19): text folded to what both backends
+//! The words search matches (api.md §19): text folded to what both backends
 //! index, and the snippet shown around a match.
 //!
 //! Folding, per character: its canonical decomposition (Unicode NFD), each part

@@ -1,4 +1,4 @@
-//! The outbox rows a write transaction commits with its change (contract §11), as plain data
+//! The outbox rows a write transaction commits with its change (api.md §11), as plain data
 //! ([`OutboxRow`]): what an event is belongs to `change` and `events`, and who is told of a
 //! commit is an [`OnCommit`].
 //!
@@ -74,7 +74,7 @@ pub(crate) trait OnCommit: std::fmt::Debug + Send + Sync {
 
 /// The most rows one outbox statement binds (four values each): far below
 /// SQLite's limit of 32,766 bound values, which an upload of 8,192 files
-/// reached in one statement (contract §21). A bigger change sends its rows
+/// reached in one statement (api.md §21). A bigger change sends its rows
 /// in statements of this many, then the last ones with `COMMIT`, so a
 /// statement's text still depends only on its number of rows.
 pub(crate) const ROWS_PER_STATEMENT: usize = 1_000;

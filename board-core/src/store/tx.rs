@@ -17,7 +17,7 @@
 //!
 //! **Versions.** Every lock statement advances its row's `version` (`UPDATE … SET version =
 //! version + 1 … RETURNING … version - 1`): the same one statement and row lock, and the
-//! version returned is what an `If-Match` compares under the lock (contract §22). Two bumps of
+//! version returned is what an `If-Match` compares under the lock (api.md §22). Two bumps of
 //! one row are serialized by its lock, so a version only grows, in commit order. Every table a
 //! `Lock` names has a `version` column; `Lock::ColumnIn` advances `column_versions.version`.
 //!
@@ -186,7 +186,7 @@ pub(crate) enum Lock<'a> {
     /// one waits and then finds no card, so the deletion sees every comment
     /// the card will lose.
     CardDeleted(&'a CardId),
-    /// A webhook row: its state and delivery position (contract §18).
+    /// A webhook row: its state and delivery position (api.md §18).
     Webhook(&'a WebhookId),
 }
 
@@ -373,7 +373,7 @@ impl WriteTx {
 
     /// Locks one more row for the rest of the transaction, after the locks
     /// already held (parent first), and advances its `version` in the same
-    /// statement (contract §22: a payload guarded by the row gets a new tag with
+    /// statement (api.md §22: a payload guarded by the row gets a new tag with
     /// every committed change made under its lock). A row that does not exist
     /// is the lock's not-found error. Returns the version the (first) locked row
     /// had before this transaction: what a precondition compares, under the lock.
@@ -445,7 +445,7 @@ impl WriteTx {
         Ok(())
     }
 
-    /// Records an event of the change (contract §11), written to the outbox
+    /// Records an event of the change (api.md §11), written to the outbox
     /// with the change when it commits.
     pub(crate) fn emit(&mut self, row: OutboxRow) {
         self.events.push(row);

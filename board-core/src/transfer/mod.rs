@@ -1,4 +1,4 @@
-//! Moving an installation (contract §15): [`crate::Admin::copy_to`] copies every
+//! Moving an installation (api.md §15): [`crate::Admin::copy_to`] copies every
 //! row (and, when asked, every stored file) into another, empty database of
 //! either backend; `export.rs` writes and reads the same content as JSON Lines.
 //!
@@ -658,7 +658,7 @@ impl Board {
 
 impl Admin<'_> {
     /// Copies the whole installation into `target`, a board on an empty
-    /// database of either backend (contract §15): every row of every table
+    /// database of either backend (api.md §15): every row of every table
     /// with its ids, times, token hashes and event seqs, and, with
     /// [`TransferOptions::copy_files`], every stored file into `target`'s file
     /// store.

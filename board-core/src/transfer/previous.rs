@@ -1,11 +1,11 @@
 //! The export format versions an import reads: this build's, and the ones
 //! before it, whose exports lack what later migrations added: version 2 lacks
-//! archive and search (migration 0012, contract §19), webhooks (0013, §18) and
+//! archive and search (migration 0012, api.md §19), webhooks (0013, §18) and
 //! the versions of conditional requests (0014, §22), and what came later
 //! within format 3 (0015 comment seqs, 0016 column versions); version 1 also
-//! what migration 0011 added (contract §17). Version 3 lacks cards in full
-//! (0018, contract §24): descriptions, due times, labels, assignees and
-//! checklists. Version 4 lacks people (0019, contract §23): passwords, the
+//! what migration 0011 added (api.md §17). Version 3 lacks cards in full
+//! (0018, api.md §24): descriptions, due times, labels, assignees and
+//! checklists. Version 4 lacks people (0019, api.md §23): passwords, the
 //! kinds of tokens, throttle counts, invitations and reset links.
 
 use super::Value;

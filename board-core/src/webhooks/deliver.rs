@@ -1,4 +1,4 @@
-//! The delivery worker (contract §18): every server runs one
+//! The delivery worker (api.md §18): every server runs one
 //! ([`Board::deliver_webhooks`]); it delivers each active webhook whose lease
 //! it holds, one event at a time, in seq order.
 //!

@@ -1,4 +1,4 @@
-//! Webhooks (contract §18): an ADMIN of a workspace subscribes a URL to the
+//! Webhooks (api.md §18): an ADMIN of a workspace subscribes a URL to the
 //! workspace's events; every server delivers them ([`deliver`]), at least
 //! once and in order, signed with the webhook's secret.
 //!
@@ -37,7 +37,7 @@ use crate::Board;
 
 pub use deliver::{WebhookSettings, WebhookWorker};
 
-/// Every event type a webhook may take (contract §11, and §16 and §19's
+/// Every event type a webhook may take (api.md §11, and §16 and §19's
 /// additions): the list an absent `events` stands for.
 pub const WEBHOOK_EVENTS: &[&str] = &[
     "column.created",
@@ -72,7 +72,7 @@ pub const WEBHOOK_EVENTS: &[&str] = &[
     "project.updated",
 ];
 
-/// The shortest secret accepted (contract §18).
+/// The shortest secret accepted (api.md §18).
 pub const MIN_SECRET: usize = 16;
 /// The longest secret accepted.
 pub const MAX_SECRET: usize = 500;

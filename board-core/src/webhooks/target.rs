@@ -1,4 +1,4 @@
-//! Where a webhook may deliver (contract §18): an `http` or `https` URL whose
+//! Where a webhook may deliver (api.md §18): an `http` or `https` URL whose
 //! host resolves only to public addresses. Loopback, private, shared,
 //! link-local, benchmarking, IETF-protocol, reserved, broadcast, multicast,
 //! unique-local and unspecified addresses (and the IPv6 forms that reach such

@@ -24,9 +24,9 @@ use super::{json, Answer, BodyStream, Request};
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/attachments", operation_id = "listAttachments", tag = "attachments",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "The card's attachments (scope CARD)", body = Vec<board_core::Attachment>, headers(("ETag" = String, description = "The strong entity tag of the payload (api.md §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
 )]

@@ -35,9 +35,9 @@ pub(super) async fn create(mut req: Request) -> Answer {
 
 #[utoipa::path(
     get, path = "/api/cards/{id}", operation_id = "getCard", tag = "cards",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: the card also carries descriptionHtml, its description rendered to safe HTML (contract §24), under a tag of its own"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: the card also carries descriptionHtml, its description rendered to safe HTML (api.md §24), under a tag of its own"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "The card", body = board_core::CardView, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "The card", body = board_core::CardView, headers(("ETag" = String, description = "The strong entity tag of the payload (api.md §22)"))),
         (status = 422, description = "html is neither true nor false", body = crate::error::ErrorBody),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
@@ -56,7 +56,7 @@ pub(super) async fn get(req: Request) -> Answer {
 
 #[utoipa::path(
     patch, path = "/api/cards/{id}", operation_id = "updateCard", tag = "cards",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id} the change is based on (strong comparison, or *): when the card changed since, 412 PRECONDITION_FAILED and nothing changes (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id} the change is based on (strong comparison, or *): when the card changed since, 412 PRECONDITION_FAILED and nothing changes (api.md §22)")),
     request_body = board_core::CardPatch,
     responses(
         (status = 200, description = "The card (a move to another column writes one history entry; a placement within the column writes none)", body = board_core::Card),
@@ -94,9 +94,9 @@ pub(super) async fn delete(req: Request) -> Answer {
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/history", operation_id = "cardHistory", tag = "cards",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "The card's column changes, oldest first", body = Vec<board_core::HistoryEntry>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "The card's column changes, oldest first", body = Vec<board_core::HistoryEntry>, headers(("ETag" = String, description = "The strong entity tag of the payload (api.md §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
 )]
@@ -113,9 +113,9 @@ pub(super) async fn history(req: Request) -> Answer {
 
 #[utoipa::path(
     get, path = "/api/board", operation_id = "getBoard", tag = "cards",
-    params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace"), ("project" = Option<String>, Query, description = "A project id: the set in effect for its cards"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("tenant" = board_core::WorkspaceId, Query, description = "The workspace"), ("project" = Option<String>, Query, description = "A project id: the set in effect for its cards"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "The set in effect, each column with its cards", body = board_core::BoardView, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "The set in effect, each column with its cards", body = board_core::BoardView, headers(("ETag" = String, description = "The strong entity tag of the payload (api.md §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),
@@ -185,11 +185,11 @@ struct ArchivedParams {
     params(
         ("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; may be omitted with assignee=me (every workspace the account reaches)"),
         ("project" = Option<String>, Query, description = "A project id: only its cards (default: the whole workspace)"),
-        ("assignee" = Option<String>, Query, description = "An account id, or me: only the cards assigned to it (contract §24)"),
+        ("assignee" = Option<String>, Query, description = "An account id, or me: only the cards assigned to it (api.md §24)"),
         ("label" = Option<board_core::LabelId>, Query, description = "Only the cards with this label"),
         ("due" = Option<String>, Query, description = "overdue (due before now, outside a done column), today, week (today and the 6 days after) or none"),
         ("tz" = Option<String>, Query, description = "The IANA time zone (Europe/Paris) whose calendar days due=today and due=week count; UTC without it"),
-        ("archived" = Option<bool>, Query, description = "true: archived cards. Alone (no assignee, label, due or tz), the archived list of contract §19, most recently archived first"),
+        ("archived" = Option<bool>, Query, description = "true: archived cards. Alone (no assignee, label, due or tz), the archived list of api.md §19, most recently archived first"),
         ("limit" = Option<u16>, Query, minimum = 1, maximum = 200, description = "Cards per page, 1 to 200 (default 50)"),
         ("cursor" = Option<String>, Query, description = "The nextCursor of the previous page"),
     ),

@@ -1,4 +1,4 @@
-//! Checklist routes (contract §24): `GET|POST /api/cards/[id]/checklist`,
+//! Checklist routes (api.md §24): `GET|POST /api/cards/[id]/checklist`,
 //! `PATCH|DELETE /api/checklist/[id]`.
 
 use board_core::{CardId, ChecklistItemId, Input};
@@ -8,9 +8,9 @@ use super::{json, Answer, Request};
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/checklist", operation_id = "listChecklist", tag = "checklist",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "The card's checklist, in order", body = Vec<board_core::ChecklistItem>, headers(("ETag" = String, description = "The strong entity tag of the checklist (contract §22)"))),
+        (status = 200, description = "The card's checklist, in order", body = Vec<board_core::ChecklistItem>, headers(("ETag" = String, description = "The strong entity tag of the checklist (api.md §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
 )]
@@ -46,7 +46,7 @@ pub(super) async fn create(mut req: Request) -> Answer {
 
 #[utoipa::path(
     patch, path = "/api/checklist/{id}", operation_id = "updateChecklistItem", tag = "checklist",
-    params(("id" = board_core::ChecklistItemId, Path, description = "The item"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id}/checklist the change is based on: when the checklist changed since, 412 PRECONDITION_FAILED and nothing changes (contract §22)")),
+    params(("id" = board_core::ChecklistItemId, Path, description = "The item"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id}/checklist the change is based on: when the checklist changed since, 412 PRECONDITION_FAILED and nothing changes (api.md §22)")),
     request_body = board_core::ItemPatch,
     responses(
         (status = 200, description = "The item (checking it records who and when; unchecking clears both)", body = board_core::ChecklistItem),

@@ -16,9 +16,9 @@ pub struct Reordered {
 
 #[utoipa::path(
     get, path = "/api/columns", operation_id = "listColumns", tag = "columns",
-    params(("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; without it, the columns of every workspace the account reaches"), ("project" = Option<String>, Query, description = "A project id: only the set in effect for its cards (ignored without tenant)"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("tenant" = Option<board_core::WorkspaceId>, Query, description = "The workspace; without it, the columns of every workspace the account reaches"), ("project" = Option<String>, Query, description = "A project id: only the set in effect for its cards (ignored without tenant)"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "The columns: the tenant set, then each project set, by position", body = Vec<board_core::Column>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "The columns: the tenant set, then each project set, by position", body = Vec<board_core::Column>, headers(("ETag" = String, description = "The strong entity tag of the payload (api.md §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
         (status = 422, description = "A required query parameter is missing, or a rule was broken", body = crate::error::ErrorBody),
     ),

@@ -18,9 +18,9 @@ struct ThreadParams {
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/comments", operation_id = "listComments", tag = "comments",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: each comment also carries contentHtml, its Markdown rendered to safe HTML (contract §24), under a tag of its own"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: each comment also carries contentHtml, its Markdown rendered to safe HTML (api.md §24), under a tag of its own"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "The card's comments, oldest first", body = Vec<board_core::Comment>, headers(("ETag" = String, description = "The strong entity tag of the payload (api.md §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
         (status = 422, description = "html is neither true nor false", body = crate::error::ErrorBody),
     ),
@@ -62,7 +62,7 @@ pub(super) async fn create(mut req: Request) -> Answer {
 
 #[utoipa::path(
     patch, path = "/api/comments/{id}", operation_id = "updateComment", tag = "comments",
-    params(("id" = board_core::CommentId, Path, description = "The comment"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id}/comments of the comment's card (strong comparison, or *): when they changed since, 412 PRECONDITION_FAILED and nothing changes (contract §22)")),
+    params(("id" = board_core::CommentId, Path, description = "The comment"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id}/comments of the comment's card (strong comparison, or *): when they changed since, 412 PRECONDITION_FAILED and nothing changes (api.md §22)")),
     request_body = board_core::CommentInput,
     responses(
         (status = 200, description = "The comment", body = board_core::Comment),

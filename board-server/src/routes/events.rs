@@ -1,5 +1,5 @@
 //! `GET /api/events?tenant=T`: the workspace's committed changes as
-//! server-sent events (contract §11), resumable with `Last-Event-ID` or
+//! server-sent events (api.md §11), resumable with `Last-Event-ID` or
 //! `?after=`.
 
 use std::convert::Infallible;
@@ -99,7 +99,7 @@ pub(super) async fn stream(req: Request) -> Answer {
     });
     let keep_alive = warp::sse::keep_alive().text(KEEP_ALIVE).stream(events);
     let mut res = warp::sse::reply(keep_alive).into_response();
-    // Contract §21: a reverse proxy passes events on at once (nginx buffers
+    // api.md §21: a reverse proxy passes events on at once (nginx buffers
     // a response without this header), and nothing caches the stream.
     let h = res.headers_mut();
     h.insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
@@ -136,7 +136,7 @@ impl Open {
     }
 }
 
-/// Where a stream resumes (contract §11): after the seq of `Last-Event-ID`
+/// Where a stream resumes (api.md §11): after the seq of `Last-Event-ID`
 /// (`header`), which wins, as it is the browser's own resume point after a
 /// reconnect, or else of `?after=` (`query`); `None` when neither is given. A
 /// value that is not a seq (a whole number, 0 or more) is a 422 on `after`.

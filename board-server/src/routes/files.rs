@@ -54,7 +54,7 @@ pub(super) async fn download(req: Request) -> Answer {
         "x-content-type-options",
         HeaderValue::from_static("nosniff"),
     );
-    // Contract §21: a file opened in a browser runs nothing and reaches
+    // api.md §21: a file opened in a browser runs nothing and reaches
     // nothing (an HTML or SVG file served as such stays inert), and a stored
     // file never changes under its name, so it may be kept.
     h.insert(CONTENT_SECURITY_POLICY, HeaderValue::from_static(FILE_CSP));

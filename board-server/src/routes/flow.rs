@@ -1,4 +1,4 @@
-//! Flow metrics: `GET /api/flow` (contract §13).
+//! Flow metrics: `GET /api/flow` (api.md §13).
 
 use board_core::FlowQuery;
 use serde::Deserialize;

@@ -1,4 +1,4 @@
-//! Invitations and reset links (contract §23): `GET|POST /api/invitations`,
+//! Invitations and reset links (api.md §23): `GET|POST /api/invitations`,
 //! `DELETE /api/invitations/[id]` (ADMIN), `POST /api/invitations/accept`
 //! and `POST /api/password-reset` (a code; both may sign in).
 

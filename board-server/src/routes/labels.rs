@@ -1,4 +1,4 @@
-//! Label routes (contract §24): `GET|POST /api/labels`,
+//! Label routes (api.md §24): `GET|POST /api/labels`,
 //! `PATCH|DELETE /api/labels/[id]`.
 
 use board_core::{Input, LabelId, WorkspaceId};

@@ -1,6 +1,6 @@
 //! `GET /api/members?tenant=ID` (Viewer): the workspace's members, so that a
-//! UI can put names on the account ids of contract §17; `PATCH|DELETE
-//! /api/members/[accountId]` (ADMIN): roles and removal (contract §23).
+//! UI can put names on the account ids of api.md §17; `PATCH|DELETE
+//! /api/members/[accountId]` (ADMIN): roles and removal (api.md §23).
 
 use board_core::{AccountId, Input, WorkspaceId};
 use warp::http::StatusCode;

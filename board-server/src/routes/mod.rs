@@ -128,7 +128,7 @@ impl Request {
     }
 
     /// The route's path parameter as a typed id: a malformed one is "not
-    /// found", like an unknown one (contract §3).
+    /// found", like an unknown one (api.md §3).
     pub fn path_id<T: PathId>(&self) -> Result<T, ApiError> {
         T::parse(&self.param).ok_or(ApiError::Core(board_core::Error::NotFound(T::WHAT)))
     }
@@ -216,12 +216,12 @@ impl Request {
         &self.headers
     }
 
-    /// The `If-None-Match` condition (contract §22; every header of the name).
+    /// The `If-None-Match` condition (api.md §22; every header of the name).
     pub fn if_none_match(&self) -> board_core::IfNoneMatch {
         board_core::IfNoneMatch::parse(self.header_values("if-none-match"))
     }
 
-    /// The `If-Match` condition (contract §22; every header of the name).
+    /// The `If-Match` condition (api.md §22; every header of the name).
     pub fn if_match(&self) -> board_core::IfMatch {
         board_core::IfMatch::parse(self.header_values("if-match"))
     }
@@ -344,7 +344,7 @@ pub fn json<T: Serialize>(status: StatusCode, value: &T) -> Response {
     warp::reply::with_status(warp::reply::json(value), status).into_response()
 }
 
-/// The reply of a conditional read (contract §22): `304 Not Modified` with
+/// The reply of a conditional read (api.md §22): `304 Not Modified` with
 /// the tag and no body, or `200` with the payload and its tag.
 pub fn tagged<T: Serialize>(read: board_core::Conditional<T>) -> Response {
     let tag = read.tag().clone();

@@ -1,4 +1,4 @@
-//! Project routes (contract §23, ADMIN): `POST /api/projects`, `PATCH
+//! Project routes (api.md §23, ADMIN): `POST /api/projects`, `PATCH
 //! /api/projects/[id]`.
 
 use board_core::{Input, ProjectId};

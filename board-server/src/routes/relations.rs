@@ -8,9 +8,9 @@ use super::{json, Answer, Request};
 
 #[utoipa::path(
     get, path = "/api/cards/{id}/relations", operation_id = "listRelations", tag = "relations",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (contract §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("If-None-Match" = Option<String>, Header, description = "Entity tags (or *) the client holds: when one names the current tag (weak comparison), 304 without a body (api.md §22)")),
     responses(
-        (status = 200, description = "Every link of the card, as source or target, oldest first", body = Vec<board_core::Relation>, headers(("ETag" = String, description = "The strong entity tag of the payload (contract §22)"))),
+        (status = 200, description = "Every link of the card, as source or target, oldest first", body = Vec<board_core::Relation>, headers(("ETag" = String, description = "The strong entity tag of the payload (api.md §22)"))),
         (status = 304, description = "Not modified: If-None-Match names the current tag (no body)", headers(("ETag" = String, description = "The current tag"))),
     ),
 )]

@@ -1,4 +1,4 @@
-//! Search: `GET /api/search` (contract §19).
+//! Search: `GET /api/search` (api.md §19).
 
 use board_core::SearchQuery;
 use serde::Deserialize;

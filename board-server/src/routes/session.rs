@@ -1,4 +1,4 @@
-//! Signing in and out, and "who am I" (contract §23): `POST|DELETE
+//! Signing in and out, and "who am I" (api.md §23): `POST|DELETE
 //! /api/session`, `GET /api/me`. The session token travels only in the
 //! `board_session` cookie, never in a body.
 

@@ -1,4 +1,4 @@
-//! The calling account's tokens (contract §23): `GET|POST /api/tokens`,
+//! The calling account's tokens (api.md §23): `GET|POST /api/tokens`,
 //! `DELETE /api/tokens/[id]`. A token's secret is shown once, at creation.
 
 use board_core::{Input, TokenId};

@@ -1,4 +1,4 @@
-//! Webhook routes (contract §18), all Admin: `GET|POST /api/webhooks`,
+//! Webhook routes (api.md §18), all Admin: `GET|POST /api/webhooks`,
 //! `PATCH|DELETE /api/webhooks/[id]`, `GET /api/webhooks/[id]/deliveries`.
 
 use board_core::{Input, WebhookId, WorkspaceId};

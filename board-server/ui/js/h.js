@@ -38,7 +38,7 @@ export function fill(el, ...children) {
 	return el;
 }
 
-/** Inserts the server's sanitised HTML (contract §24): the only innerHTML. */
+/** Inserts the server's sanitised HTML (api.md §24): the only innerHTML. */
 export function sanitized(el, serverHtml) {
 	el.innerHTML = serverHtml;
 	return el;

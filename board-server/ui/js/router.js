@@ -1,4 +1,4 @@
-// The History API and the paths of contract §25.
+// The History API and the paths of api.md §25.
 
 /** What a path names: {page, tenant, project, card}. */
 export function parse(pathname) {
