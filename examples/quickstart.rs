@@ -1,7 +1,7 @@
 //! Using board-core from Rust: open a SQLite file, create a workspace (born
 //! with its three columns), add a column and a card, move the card, and print its history.
 //!
-//! `cargo run --example quickstart [sqlite://path/to/file.db]`
+//! `cargo run --release --example quickstart [sqlite://path/to/file.db]`
 //! (without a URL, a temporary folder is used and removed at the end).
 
 use board_core::{Accent, Actor, Board, Name, NewCard, NewColumn, SetQuery};

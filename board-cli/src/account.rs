@@ -1,4 +1,4 @@
-//! `board account create|list|password|reset-link` and `board member
+//! `board account create|list|password|reset-link|identities|unlink` and `board member
 //! add|list|set-role|remove`.
 
 use board_core::{Board, Role};
@@ -31,6 +31,34 @@ pub enum Cmd {
         /// The account, by id or name.
         name: String,
         /// The URL people reach the board at (default: http:// and BOARD_LISTEN).
+        #[arg(long, env = "BOARD_PUBLIC_URL")]
+        public_url: Option<String>,
+    },
+    /// List the identities at the single sign-on provider linked to an
+    /// account.
+    Identities {
+        /// The account, by id or name.
+        name: String,
+    },
+    /// Unlink an identity from an account (refused when it is the
+    /// account's last way to sign in: no password, no other identity).
+    Unlink {
+        /// The account, by id or name.
+        name: String,
+        /// The identity, by id or by its subject at the provider.
+        identity: String,
+    },
+    /// Set an account's e-mail address: it is sent a verification link
+    /// (needs --smtp-url), unless --verified says it is verified already.
+    Email {
+        /// The account, by id or name.
+        name: String,
+        /// The address.
+        address: String,
+        /// The address is the account's: verified now, no message sent.
+        #[arg(long)]
+        verified: bool,
+        /// The URL people reach the board at, the link's start (default: http:// and BOARD_LISTEN).
         #[arg(long, env = "BOARD_PUBLIC_URL")]
         public_url: Option<String>,
     },
@@ -129,6 +157,27 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 .collect();
             out.table(&all, &["name", "id"], rows);
         }
+        Cmd::Email {
+            name,
+            address,
+            verified,
+            ..
+        } => {
+            let account = board.admin().find_account(&name).await?;
+            board
+                .admin()
+                .set_email(&account.id, &address, verified)
+                .await?;
+            let what = if verified {
+                "verified"
+            } else {
+                "sent a verification link"
+            };
+            out.value(
+                &serde_json::json!({"account": account.name, "email": address.trim(), "emailVerified": verified}),
+                || format!("account {:?} has the address {}: {what}", account.name, address.trim()),
+            );
+        }
         Cmd::ResetLink {
             name,
             public_url: url,
@@ -141,6 +190,38 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             out.value(&json!({"accountId": account.id, "url": link}), || {
                 link.clone()
             });
+        }
+        Cmd::Identities { name } => {
+            let account = board.admin().find_account(&name).await?;
+            let all = board.admin().identities(&account.id).await?;
+            let rows = all
+                .iter()
+                .map(|i| {
+                    vec![
+                        i.id.clone(),
+                        i.issuer.clone(),
+                        i.subject.clone(),
+                        crate::output::cell(i.email.as_ref()),
+                        i.linked_at.to_string(),
+                    ]
+                })
+                .collect();
+            out.table(
+                &all,
+                &["id", "issuer", "subject", "email", "linked at"],
+                rows,
+            );
+        }
+        Cmd::Unlink { name, identity } => {
+            let account = board.admin().find_account(&name).await?;
+            board
+                .admin()
+                .unlink_identity(&account.id, &identity)
+                .await?;
+            out.value(
+                &json!({"accountId": account.id, "identity": identity, "unlinked": true}),
+                || format!("unlinked {identity:?} from account {:?}", account.name),
+            );
         }
         Cmd::Password { name, stdin } => {
             let account = board.admin().find_account(&name).await?;

@@ -213,7 +213,8 @@ struct Shown {
 const ME: &Actor = &Actor::Operator;
 
 pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
-    let card = match cmd {
+    // Each command's card, and what it did, said as its result line.
+    let (card, done) = match cmd {
         Cmd::Create { at, placing, title } => {
             let (ws, project, column) = at.find(board).await?;
             let title = Name::parse(&title).map_err(|e| e.on("title"))?;
@@ -221,7 +222,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 .in_project(project)
                 .in_column(column)
                 .placed(placing.placement(false)?);
-            board.create_card(ME, new).await?
+            (board.create_card(ME, new).await?, Done::Created)
         }
         Cmd::Move {
             card,
@@ -230,6 +231,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             bottom,
         } => {
             let id = crate::lookup::card_id(&card)?;
+            let before = board.card(ME, &id).await?;
             let mut patch = CardPatch::default();
             if let Some(to) = to {
                 patch = patch.column(board.find_column_for(ME, &id, &to).await?.id);
@@ -237,7 +239,16 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             if let Some(placement) = placing.placement(bottom)? {
                 patch = patch.placed(placement);
             }
-            board.update_card(ME, &id, patch).await?
+            let card = board.update_card(ME, &id, patch).await?;
+            let done = match (
+                card.column_id != before.column_id,
+                card.position != before.position,
+            ) {
+                (true, _) => Done::Moved,
+                (false, true) => Done::Placed,
+                (false, false) => Done::Unchanged,
+            };
+            (card, done)
         }
         Cmd::List { at, archived: true } => return list_archived(board, out, &at).await,
         Cmd::List {
@@ -298,8 +309,10 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
         } => {
             let id = crate::lookup::card_id(&card)?;
             let mut patch = CardPatch::default();
+            let mut fields = Vec::new();
             if let Some(t) = title {
                 patch = patch.title(Name::parse(&t).map_err(|e| e.on("title"))?);
+                fields.push("title");
             }
             if let Some(file) = description_file {
                 let text = match file.as_str() {
@@ -309,11 +322,16 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 };
                 let d = Description::parse(&text).map_err(|e| e.on("description"))?;
                 patch = patch.description(d);
+                fields.push("description");
             }
             if let Some(due) = due {
                 patch = patch.due(due_date(&due)?);
+                fields.push("due date");
             }
-            board.update_card(ME, &id, patch).await?
+            (
+                board.update_card(ME, &id, patch).await?,
+                Done::Edited(fields),
+            )
         }
         Cmd::Label {
             card,
@@ -324,29 +342,35 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             let ws = board.card(ME, &id).await?.workspace_id;
             let label = board.admin().find_label(&ws, &label).await?;
             match action {
-                LabelAction::Add => board.put_card_label(ME, &id, &label.id).await?,
-                LabelAction::Remove => board.delete_card_label(ME, &id, &label.id).await?,
+                LabelAction::Add => (
+                    board.put_card_label(ME, &id, &label.id).await?,
+                    Done::Labelled(label.name, true),
+                ),
+                LabelAction::Remove => (
+                    board.delete_card_label(ME, &id, &label.id).await?,
+                    Done::Labelled(label.name, false),
+                ),
             }
         }
         Cmd::Assign { card, account } => {
             let id = crate::lookup::card_id(&card)?;
             let account = board.admin().find_account(&account).await?;
-            board.put_card_assignee(ME, &id, &account.id).await?
+            let card = board.put_card_assignee(ME, &id, &account.id).await?;
+            (card, Done::Assigned(account.name.to_string(), true))
         }
         Cmd::Unassign { card, account } => {
             let id = crate::lookup::card_id(&card)?;
             let account = board.admin().find_account(&account).await?;
-            board.delete_card_assignee(ME, &id, &account.id).await?
+            let card = board.delete_card_assignee(ME, &id, &account.id).await?;
+            (card, Done::Assigned(account.name.to_string(), false))
         }
         Cmd::Archive { card } => {
-            board
-                .archive_card(ME, &crate::lookup::card_id(&card)?)
-                .await?
+            let id = crate::lookup::card_id(&card)?;
+            (board.archive_card(ME, &id).await?, Done::Archived)
         }
         Cmd::Restore { card } => {
-            board
-                .restore_card(ME, &crate::lookup::card_id(&card)?)
-                .await?
+            let id = crate::lookup::card_id(&card)?;
+            (board.restore_card(ME, &id).await?, Done::Restored)
         }
         Cmd::Rename { card, title } => {
             // Refused by the operation, after the card is found (404 first).
@@ -354,9 +378,11 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 .map(|title| CardPatch::default().title(title))
                 .map_err(|e| e.on("title"))
                 .into();
-            board
-                .update_card(ME, &crate::lookup::card_id(&card)?, patch)
-                .await?
+            let id = crate::lookup::card_id(&card)?;
+            (
+                board.update_card(ME, &id, patch).await?,
+                Done::Edited(vec!["title"]),
+            )
         }
         Cmd::Delete { card } => {
             let id = crate::lookup::card_id(&card)?;
@@ -377,17 +403,39 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     };
     out.value(&shown, || {
         let c = &shown.card;
-        let archived = c
-            .archived_at
-            .as_ref()
-            .map(|t| format!(", archived since {t}"))
-            .unwrap_or_default();
-        format!(
-            "card {:?} ({}) is in column {:?} ({}){archived}",
-            c.title, c.id, shown.column_name, c.column_id
-        )
+        let card = format!("card {:?} ({})", c.title, c.id);
+        let column = format!("column {:?} ({})", shown.column_name, c.column_id);
+        match &done {
+            Done::Created => format!("created {card} in {column}"),
+            Done::Moved => format!("moved {card} to {column}"),
+            Done::Placed => format!("placed {card} at position {} in {column}", c.position),
+            Done::Unchanged => format!("{card} stays where it was, in {column}"),
+            Done::Edited(fields) => format!("changed the {} of {card}", fields.join(", ")),
+            Done::Labelled(label, true) => format!("added label {label:?} to {card}"),
+            Done::Labelled(label, false) => format!("removed label {label:?} from {card}"),
+            Done::Assigned(name, true) => format!("assigned {name} to {card}"),
+            Done::Assigned(name, false) => format!("unassigned {name} from {card}"),
+            Done::Archived => format!("archived {card} (from {column})"),
+            Done::Restored => format!("restored {card} to {column}"),
+        }
     });
     Ok(())
+}
+
+/// What a card command did, for its result line.
+enum Done {
+    Created,
+    Moved,
+    Placed,
+    Unchanged,
+    /// The fields a change named, in the command's order.
+    Edited(Vec<&'static str>),
+    /// A label's name; added (true) or removed.
+    Labelled(String, bool),
+    /// An account's name; assigned (true) or unassigned.
+    Assigned(String, bool),
+    Archived,
+    Restored,
 }
 
 /// `--due`: a date or time, or `none` (no due date).

@@ -216,9 +216,13 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             };
             let done = board.delete_column(ME, &c.id, input).await?;
             out.value(&done, || {
+                let (moved, deleted) = (done.cards_moved as u64, done.cards_deleted as u64);
                 format!(
-                    "deleted column {:?} ({}): {} card(s) moved, {} card(s) deleted",
-                    c.name, c.id, done.cards_moved, done.cards_deleted
+                    "deleted column {:?} ({}): {} moved, {} deleted",
+                    c.name,
+                    c.id,
+                    crate::output::count(moved, "card"),
+                    crate::output::count(deleted, "card"),
                 )
             });
             return Ok(());
@@ -270,10 +274,7 @@ fn checked(
 /// The API's message for a `color` that is not an accent token.
 fn accent_refused(color: &str) -> String {
     let tokens: Vec<String> = Accent::ALL.iter().map(|a| format!("'{a}'")).collect();
-    format!(
-        "Invalid enum value. Expected {}, received '{color}'",
-        tokens.join(" | ")
-    )
+    format!("Expected one of {}, received '{color}'", tokens.join(" | "))
 }
 
 /// Asks for the confirmation phrase on a terminal; refuses without one.

@@ -82,7 +82,8 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
                 out.value(&json!({ "updated": updated, "columns": set }), String::new);
             } else {
                 crate::output::line(format_args!(
-                    "{updated} column(s) reordered; the set is now:"
+                    "{} reordered; the set is now:",
+                    crate::output::count(updated as u64, "column")
                 ));
                 table(out, &set, |c| {
                     let set = c
@@ -97,37 +98,49 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The columns as a table; `about` gives a column's set and, when known, its
-/// number of cards (shown beside its WIP limit).
+/// The columns as a table; `about` gives a column's set and, when counted,
+/// its number of cards (shown beside its WIP limit; a table of columns whose
+/// cards were not counted has no "cards" column, rather than empty cells).
 fn table(out: &Out, columns: &[Column], about: impl Fn(&Column) -> (String, Option<u64>)) {
+    let mut counted = true;
     let rows = columns
         .iter()
         .map(|c| {
             let (set, cards) = about(c);
+            counted &= cards.is_some();
             vec![
                 c.name.clone(),
                 c.accent.as_str().to_string(),
                 c.position.to_string(),
                 crate::output::cell(c.done.then_some("yes")),
-                crate::output::cell(cards),
+                cards.map(|n| n.to_string()).unwrap_or_default(),
                 crate::output::cell(c.wip_limit),
                 set,
                 c.id.to_string(),
             ]
         })
-        .collect();
-    out.table(
-        &columns,
-        &[
-            "name",
-            "accent",
-            "position",
-            "done",
-            "cards",
-            "wip limit",
-            "set",
-            "id",
-        ],
-        rows,
-    );
+        .collect::<Vec<_>>();
+    let mut headers = vec![
+        "name",
+        "accent",
+        "position",
+        "done",
+        "cards",
+        "wip limit",
+        "set",
+        "id",
+    ];
+    let rows = match counted {
+        true => rows,
+        false => {
+            headers.remove(4);
+            rows.into_iter()
+                .map(|mut row| {
+                    row.remove(4);
+                    row
+                })
+                .collect()
+        }
+    };
+    out.table(&columns, &headers, rows);
 }

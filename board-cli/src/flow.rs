@@ -36,10 +36,8 @@ pub async fn run(board: &Board, out: &Out, args: Args) -> anyhow::Result<()> {
     let (ws, project) = lookup::place(board, &args.workspace, args.project.as_deref()).await?;
     let set = SetQuery::workspace(ws).project(project);
     let mut query = FlowQuery::new(set.clone());
-    match args.since.as_deref().map(days) {
-        None => {}
-        Some(Some(n)) => query = query.last_days(n),
-        Some(None) => query = query.since(args.since.clone().unwrap_or_default()),
+    if let Some(since) = &args.since {
+        query = query.since_text(since)?;
     }
     if let Some(until) = args.until {
         query = query.until(until);
@@ -63,11 +61,6 @@ pub async fn run(board: &Board, out: &Out, args: Args) -> anyhow::Result<()> {
     }
     print(out, &flow);
     Ok(())
-}
-
-/// `N` of an `Nd` window.
-fn days(text: &str) -> Option<i64> {
-    text.strip_suffix('d')?.parse().ok()
 }
 
 fn print(out: &Out, flow: &Flow) {
@@ -215,9 +208,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn windows_and_durations() {
-        assert_eq!(days("30d"), Some(30));
-        assert_eq!(days("2026-11-01"), None);
+    fn durations() {
         assert_eq!(duration(12.4), "12s");
         assert_eq!(duration(3.0 * 86_400.0 + 4.0 * 3600.0 + 5.0), "3d 4h");
         assert_eq!(duration(3725.0), "1h 2m");

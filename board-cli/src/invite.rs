@@ -63,6 +63,7 @@ pub async fn run(board: &Board, out: &Out, cmd: Cmd) -> anyhow::Result<()> {
             let new = NewInvitation {
                 workspace_id: ws.id.clone(),
                 role: role.into(),
+                email: None,
             };
             let created = board.create_invitation(op, new, &public_url(url)).await?;
             if !out.json {
@@ -127,7 +128,11 @@ pub async fn run_session(board: &Board, out: &Out, cmd: SessionCmd) -> anyhow::R
             let acc = board.admin().find_account(&account).await?;
             let n = board.admin().revoke_sessions(&acc.id).await?;
             out.value(&json!({"accountId": acc.id, "revoked": n}), || {
-                format!("{n} session(s) of account {:?} ended", acc.name)
+                format!(
+                    "{} of account {:?} ended",
+                    crate::output::count(n as u64, "session"),
+                    acc.name
+                )
             });
         }
     }

@@ -14,12 +14,14 @@ mod history;
 mod invite;
 mod label;
 mod lookup;
+mod mail;
 mod output;
 mod project;
 mod search;
 mod settings;
 mod token;
 mod transfer;
+mod trello;
 mod webhook;
 mod workspace;
 
@@ -58,6 +60,22 @@ struct Cli {
         env = "BOARD_FILES_URL"
     )]
     files_url: Option<String>,
+    /// SMTP server for the board's e-mail: smtp://[user:pass@]host[:port][?tls=required] or smtps://…
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        env = "BOARD_SMTP_URL"
+    )]
+    smtp_url: Option<String>,
+    /// The address the board's e-mail comes from (needed with --smtp-url).
+    #[arg(
+        long,
+        global = true,
+        help_heading = "Global options",
+        env = "BOARD_MAIL_FROM"
+    )]
+    mail_from: Option<String>,
     /// Print one JSON value on stdout instead of tables and lines.
     #[arg(long, global = true, help_heading = "Global options")]
     json: bool,
@@ -128,6 +146,9 @@ enum Command {
     /// disable, and show the delivery attempts.
     #[command(subcommand)]
     Webhook(webhook::Cmd),
+    /// E-mail: send a test message (--smtp-url), list the notification e-mails sent.
+    #[command(subcommand)]
+    Mail(mail::Cmd),
 }
 
 #[tokio::main]
@@ -147,6 +168,16 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     let mut options = Options::new(&cli.database_url);
     options.files_dir = cli.files_dir;
     options.files_url = cli.files_url;
+    options.smtp_url = cli.smtp_url;
+    options.mail_from = cli.mail_from;
+    if let Command::Account(account::Cmd::Email {
+        public_url,
+        verified: false,
+        ..
+    }) = &cli.command
+    {
+        options.public_url = Some(account::public_url(public_url.clone()));
+    }
     options.webhook_allow_private = matches!(
         &cli.command,
         Command::Webhook(webhook::Cmd::Add {
@@ -158,13 +189,21 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
     // Only `board init` creates a missing SQLite file: elsewhere a mistyped
     // path or another working folder is refused, not silently made new.
     // An import fills a new database, so it may create it too.
-    options.create_missing = matches!(cli.command, Command::Init | Command::Import(_));
+    options.create_missing = matches!(cli.command, Command::Init)
+        || matches!(&cli.command, Command::Import(a) if !a.is_foreign());
     let board = Board::open_with(options.clone()).await?;
     let result = match cli.command {
         Command::Init => {
+            let schema = board.backend().schema_version();
             out.value(
-                &serde_json::json!({"database": redact(&cli.database_url), "backend": format!("{:?}", board.backend()).to_lowercase(), "migrated": true}),
-                || format!("database {} is migrated", redact(&cli.database_url)),
+                &serde_json::json!({"database": redact(&cli.database_url), "backend": format!("{:?}", board.backend()).to_lowercase(), "migrated": true, "schema": schema}),
+                || {
+                    format!(
+                        "database {} is migrated: schema {schema} (board {})",
+                        redact(&cli.database_url),
+                        env!("CARGO_PKG_VERSION")
+                    )
+                },
             );
             Ok(())
         }
@@ -189,6 +228,7 @@ async fn run(cli: Cli, out: &Out) -> anyhow::Result<()> {
         Command::Export(args) => transfer::export(&board, out, args).await,
         Command::Import(args) => transfer::import(&board, out, args).await,
         Command::Webhook(cmd) => webhook::run(&board, out, cmd).await,
+        Command::Mail(cmd) => mail::run(&board, out, cmd).await,
     };
     board.close().await;
     result

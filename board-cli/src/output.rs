@@ -22,6 +22,14 @@ pub fn line(text: impl std::fmt::Display) {
 /// What an empty cell of a table shows, in every table.
 pub const EMPTY: &str = "—";
 
+/// `n` things, in words: "1 card", "3 cards".
+pub fn count(n: u64, thing: &str) -> String {
+    match n {
+        1 => format!("1 {thing}"),
+        n => format!("{n} {thing}s"),
+    }
+}
+
 /// A table cell: the value, or [`EMPTY`].
 pub fn cell<T: std::fmt::Display>(value: Option<T>) -> String {
     value.map_or_else(|| EMPTY.to_string(), |v| v.to_string())
@@ -77,6 +85,8 @@ pub fn one_line(e: &anyhow::Error) -> String {
              --database-url or BOARD_DATABASE_URL",
             path.display()
         ),
+        // A setting to fix (a database URL, a folder): the message says which.
+        Some(board_core::Error::Config(message)) => message.clone(),
         Some(core) => format!("{} ({})", core, core.code()),
         None => format!("{e:#}").replace('\n', " "),
     }

@@ -38,8 +38,38 @@ pub struct ExportArgs {
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
     /// A folder written by `board export`. Its checksums are verified before anything is
-    /// written; the database (created when missing) must hold no data.
-    dir: PathBuf,
+    /// written; the database (created when missing) must hold no data. With `--from trello`:
+    /// the board's JSON export from Trello (board menu → Print, export and share → Export as
+    /// JSON), imported into a workspace of this database (docs/trello.md).
+    #[arg(value_name = "DIR|FILE")]
+    pub(crate) dir: PathBuf,
+    /// Import another tool's export into a workspace instead of a whole installation.
+    #[arg(long, value_name = "FORMAT", value_parser = ["trello"])]
+    pub(crate) from: Option<String>,
+    /// With --from: the workspace, by id or name.
+    #[arg(long, value_name = "WORKSPACE", requires = "from")]
+    pub(crate) workspace: Option<String>,
+    /// With --from: the importing account, by id or name (the author of the comments of
+    /// Trello members mapped to no account).
+    #[arg(long = "as", value_name = "ACCOUNT", requires = "from")]
+    pub(crate) account: Option<String>,
+    /// With --from: a project of the workspace, whose column set in effect takes the cards.
+    #[arg(long, value_name = "PROJECT", requires = "from")]
+    pub(crate) project: Option<String>,
+    /// With --from: a Trello member (id or username) and the account (id or name) it is;
+    /// repeat for several.
+    #[arg(long = "member", value_name = "TRELLO=ACCOUNT", requires = "from")]
+    pub(crate) members: Vec<String>,
+    /// With --from: show what the import would bring, and write nothing.
+    #[arg(long, requires = "from")]
+    pub(crate) dry_run: bool,
+}
+
+impl ImportArgs {
+    /// Whether this is an import of another tool's export (`--from`).
+    pub fn is_foreign(&self) -> bool {
+        self.from.is_some()
+    }
 }
 
 /// Progress on standard error: a line per table when it is a terminal; the
@@ -127,6 +157,9 @@ pub async fn export(board: &Board, out: &Out, args: ExportArgs) -> anyhow::Resul
 }
 
 pub async fn import(board: &Board, out: &Out, args: ImportArgs) -> anyhow::Result<()> {
+    if args.is_foreign() {
+        return crate::trello::import(board, out, args).await;
+    }
     let options = TransferOptions {
         copy_files: true,
         progress: Some(&progress),

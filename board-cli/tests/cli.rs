@@ -5,7 +5,9 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::{json, Value};
 use testkit::process::Cli;
-use testkit::{self as common, on_both_backends, on_the_object_store, App, TestDb};
+use testkit::{
+    self as common, on_both_backends, on_both_backends_with_mail, on_the_object_store, App, TestDb,
+};
 
 /// The `board` binary cargo built for these tests.
 const BOARD: &str = env!("CARGO_BIN_EXE_board");
@@ -279,7 +281,7 @@ on_both_backends! {
         let d = app
             .cli(&["column", "delete", "Doing", "--workspace", "Acme", "--delete-cards", "--confirm", "APAGAR CARDS"])
             .await;
-        assert!(d.stdout.contains("0 card(s) moved, 1 card(s) deleted"), "{}", d.stdout);
+        assert!(d.stdout.contains("0 cards moved, 1 card deleted"), "{}", d.stdout);
         let order = app.cli(&["--json", "columns", "reorder", "--workspace", "Acme", "Review", "Checked"]).await.ok();
         let names: Vec<_> = order["columns"].as_array().unwrap().iter().map(|c| c["name"].clone()).collect();
         assert_eq!(names, vec![json!("Done"), json!("Review"), json!("Checked")]);
@@ -501,7 +503,8 @@ on_both_backends! {
         let archived = app.cli(&["--json", "card", "archive", &a]).await.ok();
         assert!(archived["archivedAt"].is_string(), "{archived}");
         let text = app.cli(&["card", "archive", &b]).await;
-        assert!(text.success && text.stdout.contains("archived since"), "{}", text.stdout);
+        let said = format!("archived card \"Parked two\" ({b}) (from column \"To do\"");
+        assert!(text.success && text.stdout.starts_with(&said), "{}", text.stdout);
         let listed = app.cli(&["--json", "card", "list", "--workspace", "Default", "--archived"]).await.ok();
         let ids: Vec<String> = listed.as_array().unwrap().iter().map(id).collect();
         assert_eq!(ids, [b.clone(), a.clone()], "most recently archived first");
@@ -542,6 +545,33 @@ on_both_backends! {
         assert!(with.stdout.contains("(archived)"), "{}", with.stdout);
         let bad = app.cli(&["search", "--workspace", "Default", "!!"]).await;
         assert!(!bad.success && bad.stderr.contains("at least one word"), "{}", bad.stderr);
+    }
+
+    async fn a_trello_export_is_imported_with_its_summary(backend) {
+        let app = common::spawn_app(backend).await;
+        let mut b = testkit::trello::TrelloBoard::new("From Trello");
+        let ann = b.member("ann", "Ann");
+        let list = b.list("Ideas", false);
+        let card = b.card(&list, "First idea", "", &ann);
+        b.comment(&card, &ann, "said by ann");
+        let file = tempfile_dir().join("board.json");
+        std::fs::write(&file, b.to_bytes()).unwrap();
+        let file = file.to_str().unwrap();
+        let ws = app.tenant.clone();
+        let base = ["import", "--from", "trello", file, "--workspace", ws.as_str(), "--as", "admin"];
+        let dry: Vec<&str> = [&["--json"][..], &base[..], &["--dry-run"]].concat();
+        let summary = app.cli(&dry).await.ok();
+        assert_eq!(summary["cards"], json!({"created": 1, "archived": 0, "skipped": 0}));
+        assert_eq!(summary["unmappedMembers"][0]["username"], "ann");
+        let mapped: Vec<&str> = [&base[..], &["--member", "ann=admin"]].concat();
+        let out = app.cli(&mapped).await;
+        assert!(out.success, "{}", out.stderr);
+        assert!(out.stdout.contains("cards created"), "{}", out.stdout);
+        let again: Vec<&str> = [&["--json"][..], &base[..]].concat();
+        let summary = app.cli(&again).await.ok();
+        assert_eq!(summary["cards"], json!({"created": 0, "archived": 0, "skipped": 1}));
+        let out = app.cli(&["import", "--from", "trello", file, "--workspace", ws.as_str()]).await;
+        assert!(!out.success && out.stderr.contains("--as"), "{}", out.stderr);
     }
 
     async fn wip_limits_are_set_listed_and_enforced(backend) {
@@ -615,7 +645,10 @@ on_both_backends! {
         assert!(written.starts_with("<svg") && written.contains("Cumulative flow"), "{written}");
         let bad = app.cli(&["flow", "--workspace", "Default", "--since", "last week"]).await;
         assert!(!bad.success);
-        assert!(bad.stderr.contains("since: Expected an ISO 8601 date"), "{}", bad.stderr);
+        assert!(bad.stderr.contains("since: Expected Nd"), "{}", bad.stderr);
+        let bad = app.cli(&["flow", "--workspace", "Default", "--since", "2026-13-45"]).await;
+        assert!(bad.stderr.contains("since: Expected Nd") && bad.stderr.contains("\"2026-13-45\""), "{}", bad.stderr);
+        assert_eq!(bad.stderr.lines().count(), 1);
         assert_eq!(bad.stderr.lines().count(), 1);
     }
 
@@ -800,6 +833,10 @@ on_both_backends! {
         let mut events = testkit::sse::EventStream::open(&app.http, &app.base, &app.token, &path, None).await;
         let moved = app.cli(&["--json", "card", "move", &id(&card), "--to", "Doing"]).await.ok();
         let done = std::time::Instant::now();
+        // The card's creator watches it: its inbox's event comes first.
+        let told = events.next(Duration::from_secs(5)).await.expect("the creator's notification");
+        assert_eq!(told.event, "notification.created");
+        assert_eq!(told.data["subject"]["kind"], "moved");
         let frame = events.next(Duration::from_secs(5)).await.expect("the CLI's event");
         assert!(done.elapsed() < Duration::from_secs(1), "{:?}", done.elapsed());
         assert_eq!(frame.event, "card.moved");
@@ -964,5 +1001,94 @@ on_both_backends! {
         // A look-alike of a taken name is refused, as over HTTP.
         let out = cli_env(&app.db, &["account", "create", "ＡＤＭＩＮ"], &[], "").await;
         assert!(!out.success && out.stderr.contains("already exists"), "{}", out.stderr);
+    }
+}
+
+on_both_backends! {
+    // `board account identities` lists an account's single sign-on
+    // identities (api.md §27); `board account unlink` removes one, unless it
+    // is the account's last way in. The identity is a row the test writes,
+    // as the callback would (the flow itself: tests/e2e/sso.rs).
+    async fn identities_list_and_unlink_but_not_the_last_way_in(backend) {
+        let app = common::spawn_app(backend).await;
+        app.cli(&["account", "create", "ida"]).await.ok();
+        let ida = app.cli(&["--json", "account", "list"]).await.ok();
+        let ida = ida.as_array().unwrap().iter().find(|a| a["name"] == "ida").map(id).unwrap();
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&app.db.url).await.unwrap();
+        sqlx::query("INSERT INTO identities (id, account_id, issuer, subject, email, linked_at) \
+                     VALUES ('idn1', $1, 'https://id.example', 'sub-ida', 'ida@example.com', '2026-01-01T00:00:00.000Z')")
+            .bind(&ida).execute(&pool).await.unwrap();
+        pool.close().await;
+        let listed = app.cli(&["--json", "account", "identities", "ida"]).await.ok();
+        assert_eq!(listed, json!([{"id": "idn1", "issuer": "https://id.example", "subject": "sub-ida",
+                                   "email": "ida@example.com", "linkedAt": "2026-01-01T00:00:00.000Z"}]));
+        let table = app.cli(&["account", "identities", "ida"]).await;
+        assert!(table.stdout.contains("sub-ida"), "{}", table.stdout);
+        let refused = app.cli(&["account", "unlink", "ida", "sub-ida"]).await;
+        assert!(!refused.success && refused.stderr.contains("last way to sign in"), "{}", refused.stderr);
+        let out = cli_env(&app.db, &["account", "password", "ida", "--stdin"], &[], "plaid unicorn orbits the lighthouse\n").await;
+        assert!(out.success, "{}", out.stderr);
+        let done = app.cli(&["--json", "account", "unlink", "ida", "idn1"]).await.ok();
+        assert_eq!(done["unlinked"], true);
+        assert_eq!(app.cli(&["--json", "account", "identities", "ida"]).await.ok(), json!([]));
+        let gone = app.cli(&["account", "unlink", "ida", "idn1"]).await;
+        assert!(!gone.success, "{}", gone.stdout);
+    }
+}
+
+on_both_backends_with_mail! {
+    // api.md §26: `board mail test` sends through the SMTP server and prints
+    // its reply.
+    async fn mail_test_sends_and_prints_the_smtp_reply(backend) {
+        let app = common::spawn_app(backend).await;
+        let to = testkit::mail::address("test");
+        let smtp = testkit::mail::smtp_url().unwrap();
+        let out = app
+            .cli(&["--json", "--smtp-url", &smtp, "--mail-from", "board@example.test", "mail", "test", "--to", &to])
+            .await
+            .ok();
+        assert_eq!(out["sent"], true);
+        assert!(out["reply"].as_str().unwrap().starts_with("250 "), "{out}");
+        let got = testkit::mail::wait_for(&to, 1, Duration::from_secs(10)).await;
+        assert_eq!(testkit::mail::header(&got[0], "Subject"), Some("board: test message"));
+        assert_eq!(got[0]["mailFrom"], "board@example.test");
+        assert!(got[0]["text"].as_str().unwrap().contains("board mail test"));
+    }
+}
+
+on_both_backends! {
+    // api.md §26: without an SMTP server, or with one that does not answer,
+    // `board mail test` says so in plain words and exits 1.
+    async fn mail_test_says_in_plain_words_why_nothing_was_sent(backend) {
+        let app = common::spawn_app(backend).await;
+        let out = app.cli(&["mail", "test", "--to", "a@example.test"]).await;
+        assert!(!out.success);
+        assert!(out.stderr.contains("no SMTP server is set up: give --smtp-url"), "{}", out.stderr);
+
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = closed.local_addr().unwrap().port();
+        drop(closed);
+        let url = format!("smtp://127.0.0.1:{port}");
+        let out = app
+            .cli(&["--smtp-url", &url, "--mail-from", "board@example.test", "mail", "test", "--to", "a@example.test"])
+            .await;
+        assert!(!out.success);
+        assert!(
+            out.stderr.contains(&format!("not sent to a@example.test: could not talk to the SMTP server smtp://127.0.0.1:{port}")),
+            "{}",
+            out.stderr
+        );
+
+        let out = app
+            .cli(&["--smtp-url", "http://x", "--mail-from", "b@example.test", "mail", "test", "--to", "a@example.test"])
+            .await;
+        assert!(!out.success);
+        assert!(out.stderr.contains("expected smtp://"), "{}", out.stderr);
+        let out = app
+            .cli(&["--smtp-url", &url, "--mail-from", "b@example.test", "mail", "test", "--to", "nobody"])
+            .await;
+        assert!(!out.success);
+        assert!(out.stderr.contains("--to \"nobody\": not an e-mail address"), "{}", out.stderr);
     }
 }

@@ -205,6 +205,62 @@ async fn fill(app: &App) -> Story {
         .revoke_token(&board_core::TokenId::from_token_or_id(&revoked_token).unwrap())
         .await
         .expect("revoke");
+    // Notifications (api.md §26): each is told of the other's assignment;
+    // the admin stops watching a card it created.
+    let admin = app
+        .operator()
+        .admin()
+        .find_account("admin")
+        .await
+        .unwrap()
+        .id;
+    let ana = app.operator().admin().find_account("ana").await.unwrap().id;
+    let assign = |card: &str, account: &str| format!("/api/cards/{card}/assignees/{account}");
+    let r = app
+        .call_as(&member_token, "PUT", &assign(&b, admin.as_str()), None)
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    let r = app.call("PUT", &assign(&c, ana.as_str()), None).await;
+    assert_eq!(r.status, 200, "{r:?}");
+    let r = app
+        .call("DELETE", &format!("/api/cards/{c}/watch"), None)
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    // E-mail and single sign-on (api.md §26, §27): the admin's verified
+    // address, its preferences, and an identity at a provider.
+    app.operator()
+        .admin()
+        .set_email(&admin, "admin@example.test", true)
+        .await
+        .expect("an address");
+    let r = app
+        .call(
+            "PATCH",
+            "/api/me/notifications",
+            Some(json!({"email": {"moved": true, "assigned": false}, "batchMinutes": 30})),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{r:?}");
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&app.db.url).await.expect("connect");
+    sqlx::query(
+        "INSERT INTO identities (id, account_id, issuer, subject, email, linked_at) \
+         VALUES ('i1', $1, 'https://id.example.test', 'sub-1', 'admin@example.test', '2026-01-01T00:00:00.000Z')",
+    )
+    .bind(admin.as_str())
+    .execute(&pool)
+    .await
+    .expect("an identity");
+    pool.close().await;
+    let me = app.call("GET", "/api/me", None).await.body;
+    assert_eq!(
+        (
+            me["emailVerified"].clone(),
+            me["identities"][0]["subject"].clone()
+        ),
+        (json!(true), json!("sub-1")),
+        "what the copy must carry: {me}"
+    );
     Story {
         cards: vec![a, b, c, id(&site)],
         project,
@@ -230,6 +286,9 @@ async fn read_all(
         format!("/api/columns?tenant={tenant}&project={p}"),
         format!("/api/settings?tenant={tenant}"),
         format!("/api/webhooks?tenant={tenant}"),
+        "/api/notifications".to_string(),
+        "/api/me".to_string(),
+        "/api/me/notifications".to_string(),
     ];
     for card in &s.cards {
         for suffix in ["", "/history", "/comments", "/attachments", "/relations"] {
@@ -342,6 +401,8 @@ async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
     assert_eq!(report["tables"]["attachments"], 2, "{report}");
     assert_eq!(report["tables"]["relations"], 2, "{report}");
     assert_eq!(report["tables"]["webhooks"], 1, "{report}");
+    assert_eq!(report["tables"]["notifications"], 2, "{report}");
+    assert_eq!(report["tables"]["card_watches"], 1, "{report}");
     assert_eq!(report["files"], 2, "{report}");
     assert_eq!(
         target.stored_files().await.len(),
@@ -491,9 +552,11 @@ async fn moves_everything(from: Backend, to: impl Into<Target>, via: Via) {
         (200, json!(0)),
         "{r:?}"
     );
+    // A notification is its account's, never a webhook's (api.md §26).
     let want: Vec<i64> = new_events
         .iter()
         .chain(&fresh)
+        .filter(|f| f.event != "notification.created")
         .filter_map(|f| f.id)
         .filter(|s| *s > position)
         .collect();
@@ -667,9 +730,9 @@ testkit::on_both_backends! {
             ("no manifest", |d| std::fs::remove_file(d.join("manifest.json")).unwrap(), "manifest.json"),
             ("a future format", |d| {
                 let f = d.join("manifest.json");
-                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 5", "\"formatVersion\": 6");
+                let text = std::fs::read_to_string(&f).unwrap().replace("\"formatVersion\": 7", "\"formatVersion\": 8");
                 std::fs::write(&f, text).unwrap();
-            }, "version 6"),
+            }, "version 8"),
         ];
         for (what, damage, says) in cases {
             let copy = source.db.dir.path().join(format!("damaged-{}", cuid2::create_id()));
@@ -857,9 +920,10 @@ fn sign_in() -> board_core::SignIn {
     }
 }
 
-/// Rewrites a format 5 export as format `version` (5 to 1) wrote it:
+/// Rewrites a format 7 export as format `version` (7 to 1) wrote it:
 /// without the migrations, tables and columns added since, with new
-/// checksums. Every one lacks 0021 (name keys, pending attempts: a format 5
+/// checksums. Format 6 and older lack 0024 (e-mail) and 0025 (single sign-on); format 5
+/// and older 0022 (notifications). Every one lacks 0021 (name keys, pending attempts: a format 5
 /// export made before it too); format 4 lacks 0019 (people); format 3 also 0018 (cards in
 /// full); format 2 also 0012 archive and search, 0013 webhooks, 0014
 /// versions, 0015 comment seqs, 0016 column versions and 0017 the search
@@ -869,6 +933,29 @@ fn to_format(dir: &std::path::Path, version: u32) {
     let mut added = vec![("accounts", "name_key"), ("auth_failures", "pending")];
     let mut migrations = vec![21];
     let mut added_tables = vec![];
+    if version <= 6 {
+        added.extend([
+            ("accounts", "email"),
+            ("accounts", "email_key"),
+            ("accounts", "email_verified_at"),
+            ("notifications", "mail_batch_id"),
+        ]);
+        migrations.push(24);
+        added_tables.extend(["email_verifications", "mail_preferences", "mail_batches"]);
+        added.push(("tokens", "id_token"));
+        migrations.push(25);
+        added_tables.extend(["identities", "sso_states"]);
+    }
+    if version <= 5 {
+        added.push(("events", "account_id"));
+        migrations.extend([22, 23]);
+        added_tables.extend([
+            "card_watches",
+            "notifications",
+            "due_reminders",
+            "trello_ids",
+        ]);
+    }
     if version <= 4 {
         added.extend([
             ("accounts", "password_hash"),
@@ -913,9 +1000,10 @@ fn to_format(dir: &std::path::Path, version: u32) {
     }
     let path = dir.join("manifest.json");
     let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    assert_eq!(manifest["formatVersion"], 5);
+    // Rewritten from this build's version, or again from an older one.
+    assert!(manifest["formatVersion"].as_u64().unwrap() >= u64::from(version));
     manifest["formatVersion"] = json!(version);
-    manifest["migrationVersion"] = json!([0, 10, 11, 17, 18, 19][version as usize]);
+    manifest["migrationVersion"] = json!([0, 10, 11, 17, 18, 19, 20, 23][version as usize]);
     manifest["migrations"]
         .as_array_mut()
         .unwrap()
@@ -946,9 +1034,19 @@ fn to_format(dir: &std::path::Path, version: u32) {
             let mut row: Value = serde_json::from_str(line).unwrap();
             for column in &columns {
                 let gone = row.as_object_mut().unwrap().remove(*column).is_some();
-                // 0021's columns may be gone already (rewritten twice).
+                // 0021's, 0022's and 0024's columns may be gone already (rewritten twice).
                 assert!(
-                    gone || ["name_key", "pending"].contains(column),
+                    gone || [
+                        "name_key",
+                        "pending",
+                        "account_id",
+                        "email",
+                        "email_key",
+                        "email_verified_at",
+                        "mail_batch_id",
+                        "id_token"
+                    ]
+                    .contains(column),
                     "{name}.{column}"
                 );
             }

@@ -26,13 +26,13 @@ use sha2::{Digest, Sha256};
 use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
+use crate::board::{Admin, Board};
 use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
 use crate::ids::{is_cuid, AccountId, TokenId, WorkspaceId};
 use crate::names::{hidden_character, name_key};
 use crate::store::WriteTx;
 use crate::text::Name;
 use crate::time::{now, now_plus, Timestamp};
-use crate::{Admin, Board};
 
 /// A role in one workspace. Ordered: `Viewer < Member < Admin`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -209,6 +209,23 @@ fn hash_secret(secret: &str) -> String {
     to_hex(&Sha256::digest(secret.as_bytes()))
 }
 
+/// A new one-time code (invitations, resets, address verification,
+/// unsubscribe links): 256 random bits as hex, and its SHA-256 as stored.
+pub(crate) fn new_code() -> Result<(String, String)> {
+    let mut raw = [0u8; 32];
+    getrandom::fill(&mut raw).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
+    let code = to_hex(&raw);
+    let hash = code_hash(&code);
+    Ok((code, hash))
+}
+
+/// The SHA-256 of a code, as stored (surrounding spaces ignored).
+pub(crate) fn code_hash(code: &str) -> String {
+    to_hex(&<sha2::Sha256 as sha2::Digest>::digest(
+        code.trim().as_bytes(),
+    ))
+}
+
 /// Bytes as lower-case hex (token hashes, export checksums).
 pub(crate) fn to_hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -338,6 +355,7 @@ fn role_of(row: &AnyRow) -> Result<Option<Role>> {
     Ok(role.as_deref().and_then(Role::parse))
 }
 
+/// Identity and access: the operations of `access.rs`.
 impl Board {
     /// Turns a bearer token into an [`Actor::Session`]: the credential check and
     /// the account's roles are one statement. Malformed, unknown, revoked and
@@ -651,6 +669,7 @@ pub(crate) async fn issue_token(
 
 crate::ids::bind_as_text!(Role);
 
+/// Identity and access (the operator's side): the operations of `access.rs`.
 impl Admin<'_> {
     /// Creates an account with a unique name (1..=100 characters, trimmed).
     pub async fn create_account(&self, name: &Name) -> Result<Account> {

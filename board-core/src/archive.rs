@@ -33,6 +33,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::cards::{Card, CARD_COLUMNS, RETURNED};
 use crate::change::Change;
 use crate::error::{Error, Result, Rule};
@@ -44,7 +45,6 @@ use crate::query::SetQuery;
 use crate::store::{Deferred, Value};
 use crate::time::now;
 use crate::wip::{self, Room};
-use crate::Board;
 
 /// The default page size of the archived list.
 const DEFAULT_LIMIT: u16 = 50;
@@ -121,6 +121,7 @@ pub struct ArchivedPage {
     pub next_cursor: Option<String>,
 }
 
+/// Archive and restore (api.md §19): the operations of `archive.rs`.
 impl Board {
     /// Archives a card (Member): it leaves the board, the WIP counts and the
     /// flow's wip, aging and cumulative flow, and keeps everything else.

@@ -9,6 +9,7 @@ use sqlx::{Any, Executor};
 use tokio::io::AsyncWriteExt;
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::cards::CardList;
 use crate::change::Change;
 use crate::detect::{self, TextCheck, HEAD_LEN};
@@ -18,7 +19,6 @@ use crate::files::FileReader;
 use crate::ids::{is_cuid, AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::store::Lock;
 use crate::time::now;
-use crate::Board;
 
 /// Where an attachment belongs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -215,6 +215,7 @@ struct Pending {
     size: u64,
 }
 
+/// Attachments: the operations of `attachments.rs`.
 impl Board {
     /// The card's attachment row by id; 404 when it does not exist.
     async fn find_attachment<K>(&self, clause: &str, key: &K) -> Result<Attachment>
@@ -397,7 +398,8 @@ impl Board {
             rows.extend(select(&mut *tx, "WHERE id = $1", id).await?);
         }
         for row in &rows {
-            tx.emit(Change::new("attachment.created", ws, actor, row, &[]));
+            let change = Change::new("attachment.created", ws, actor, row, &[]);
+            tx.emit(change.on_card(&row.card_id, None));
         }
         tx.commit().await?;
         Ok(rows)
@@ -449,7 +451,8 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("attachment"));
         }
-        let event = Change::deleted("attachment.deleted", &card.workspace_id, actor, &id);
+        let event = Change::deleted("attachment.deleted", &card.workspace_id, actor, &id)
+            .on_card(&found.card_id, None);
         tx.emit(event);
         tx.commit().await?;
         self.remove_files(&[found.stored_name]).await;

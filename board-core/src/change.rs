@@ -13,7 +13,26 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::access::Actor;
-use crate::ids::WorkspaceId;
+use crate::ids::{CardId, WorkspaceId};
+
+/// The cards a change of `kind` with `subject` concerns, read from the
+/// subject: a card's own id, the `cardId` of a comment or a checklist item,
+/// both cards of a link. Every other change concerns no card (a deletion's
+/// subject is `{id}`: its operation names the card, [`Change::on_card`]).
+fn cards_of(kind: &str, subject: &Value) -> [Option<CardId>; 2] {
+    let id = |key: &str| {
+        subject
+            .get(key)
+            .and_then(Value::as_str)
+            .map(|s| CardId::from_db(s.to_string()))
+    };
+    match kind.split('.').next() {
+        Some("card") => [id("id"), None],
+        Some("comment" | "checklist") => [id("cardId"), None],
+        Some("relation") => [id("sourceId"), id("targetId")],
+        _ => [None, None],
+    }
+}
 
 /// A change an operation describes for the outbox: the store's row, built
 /// here from the actor and the resource (`Change::new`, `Change::deleted`).
@@ -43,13 +62,25 @@ impl Change {
         for (k, v) in extra {
             data.insert((*k).to_string(), v.clone());
         }
+        let [card, other_card] = cards_of(kind, &data["subject"]);
         Change {
             workspace: workspace.clone(),
             kind,
             data: Value::Object(data).to_string(),
             at,
             position_of: None,
+            card,
+            other_card,
         }
+    }
+
+    /// This change concerns `card` (and a link's `other` card), for the
+    /// activity of api.md §29: for the changes whose subject does not name
+    /// their card (an attachment, a deletion's `{id}`).
+    pub(crate) fn on_card(mut self, card: &CardId, other: Option<&CardId>) -> Change {
+        self.card = Some(card.clone());
+        self.other_card = other.cloned();
+        self
     }
 
     /// A deletion: the subject is `{id}`.
@@ -89,5 +120,25 @@ mod tests {
         assert_eq!(data["subject"]["id"], "c");
         assert_eq!(data["fromColumnId"], "a");
         assert_eq!(data["at"], c.at.as_str());
+        assert_eq!(c.card.as_ref().map(AsRef::as_ref), Some("c"));
+        assert_eq!(c.other_card, None);
+    }
+
+    #[test]
+    fn a_change_names_the_cards_it_concerns() {
+        let ws = WorkspaceId::from_db("w".into());
+        let of = |kind, subject: Value| {
+            let c = Change::new(kind, &ws, &Actor::Operator, &subject, &[]);
+            [c.card, c.other_card].map(|c| c.map(|c| c.as_ref().to_string()))
+        };
+        let link = serde_json::json!({"id": "r", "sourceId": "a", "targetId": "b"});
+        assert_eq!(
+            of("relation.created", link),
+            [Some("a".into()), Some("b".into())]
+        );
+        let item = serde_json::json!({"id": "i", "cardId": "k"});
+        assert_eq!(of("checklist.updated", item), [Some("k".into()), None]);
+        let label = serde_json::json!({"id": "l"});
+        assert_eq!(of("label.created", label), [None, None]);
     }
 }

@@ -16,6 +16,7 @@ use sqlx::any::AnyRow;
 use sqlx::{FromRow, Row};
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::cards::CardList;
 use crate::change::Change;
 use crate::error::{Error, Result, Rule, ValidationErrors};
@@ -26,7 +27,6 @@ use crate::store::{Lock, WriteTx};
 use crate::text::ItemText;
 use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::Board;
 
 /// The most items a card's checklist holds (else 422 `TOO_MANY_ITEMS`).
 pub const MAX_ITEMS: i64 = 500;
@@ -167,6 +167,7 @@ struct Gone<'a> {
     card_id: &'a CardId,
 }
 
+/// A card's checklist (api.md §24): the operations of `checklist.rs`.
 impl Board {
     /// A card's checklist in order, with its tag (api.md §22), or only the
     /// tag when `cond` names it (Viewer).

@@ -14,19 +14,20 @@ use sqlx::any::AnyRow;
 
 use crate::access::{Actor, Caller, Role};
 use crate::attachments::{self, Attachment};
+use crate::board::Board;
 use crate::cards::CardList;
 use crate::change::Change;
 use crate::error::{is_foreign_key_violation, Error, Result, Rule};
-use crate::etag::{Conditional, IfMatch, IfNoneMatch};
+use crate::etag::{Conditional, IfMatch, IfNoneMatch, Saved};
 use crate::ids::{AccountId, AttachmentId, CardId, CommentId, WorkspaceId};
 use crate::markdown;
 use crate::markdown::ThreadQuery;
+use crate::notifications::Notice;
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
 use crate::text::CommentText;
 use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::Board;
 
 /// A comment with its images.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -65,6 +66,16 @@ fn render(mut comments: Vec<Comment>, html: bool) -> Vec<Comment> {
         }
     }
     comments
+}
+
+/// `comment` as a write answers it (with its HTML when `html`), with the tag
+/// of its card's thread at the versions `version` and `count`.
+fn tagged(card: &CardId, version: i64, count: i64, comment: Comment, html: bool) -> Saved<Comment> {
+    let tag = CardList::Comments.tag(card, version, count);
+    let mut value = render(vec![comment], html);
+    let value = value.pop().expect("one comment");
+    let tag = if html { tag.rendered() } else { tag };
+    Saved { tag, value }
 }
 
 /// A comment's row, read by position in [`COMMENT_COLUMNS`]'s order (a
@@ -195,6 +206,7 @@ enum Intent {
     Delete,
 }
 
+/// Comments: the operations of `comments.rs`.
 impl Board {
     /// A comment's card and workspace, once `actor` may make `change` to it:
     /// 404 when the comment does not exist, 403 when the actor does not reach
@@ -207,19 +219,19 @@ impl Board {
         actor: &Actor,
         id: &CommentId,
         change: Intent,
-    ) -> Result<(CardId, WorkspaceId)> {
-        let row: Option<(CardId, WorkspaceId, Option<AccountId>)> = sqlx::query_as(
-            "SELECT c.card_id, k.workspace_id, c.author_id FROM comments c \
+    ) -> Result<(CardId, WorkspaceId, String)> {
+        let row: Option<(CardId, WorkspaceId, Option<AccountId>, String)> = sqlx::query_as(
+            "SELECT c.card_id, k.workspace_id, c.author_id, c.content FROM comments c \
              JOIN cards k ON k.id = c.card_id WHERE c.id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
         .await?;
-        let (card, workspace, author) = row.ok_or(Error::NotFound("comment"))?;
+        let (card, workspace, author, content) = row.ok_or(Error::NotFound("comment"))?;
         self.require(&self.pool, actor, &workspace, Role::Member)
             .await?;
         if actor.account() == author.as_ref() {
-            return Ok((card, workspace));
+            return Ok((card, workspace, content));
         }
         if change == Intent::Delete {
             // Only a missing role makes the delete the author's alone: a
@@ -228,7 +240,7 @@ impl Board {
                 .require(&self.pool, actor, &workspace, Role::Admin)
                 .await
             {
-                Ok(()) => return Ok((card, workspace)),
+                Ok(()) => return Ok((card, workspace, content)),
                 Err(Error::Forbidden(_)) => {}
                 Err(other) => return Err(other),
             }
@@ -338,11 +350,35 @@ impl Board {
         card: &CardId,
         input: impl Into<Input<CommentInput>>,
     ) -> Result<Comment> {
-        let (actor, ws) = self
+        let plain = ThreadQuery::default();
+        let saved = self.save_comment(caller, card, input, &plain).await?;
+        Ok(saved.value)
+    }
+
+    /// [`Board::create_comment`], answering the comment (with `contentHtml`
+    /// when `query` asks for it) and the new tag of the card's comments in
+    /// that representation (api.md §22), so a client saves in one request. A
+    /// `query` that is neither `true` nor `false` is a 422 on `html`, with the
+    /// body's check, and nothing changes.
+    ///
+    /// The tag is made of the versions read with the card, and the count one
+    /// higher: the thread as it is just after this comment, when nothing else
+    /// came between. Another comment committed in between makes it a tag of
+    /// no later thread (comments are only added between two writes under the
+    /// card's lock), so at worst the client reads the thread once more.
+    pub async fn save_comment<'c>(
+        &self,
+        caller: impl Into<Caller<'c>>,
+        card: &CardId,
+        input: impl Into<Input<CommentInput>>,
+        query: &ThreadQuery,
+    ) -> Result<Saved<Comment>> {
+        let (actor, ws, (version, count)) = self
             .reach_card_as(caller.into(), card, Role::Member)
             .await?;
         let actor = actor.as_ref();
         let mut input = input.into().open()?;
+        let html = query.wants_html()?;
         let ids = input.attachment_ids.take().unwrap_or_default();
         // A plain comment only adds rows: no lock, and its BEGIN, INSERT,
         // words, event and COMMIT go in one round trip, so writers adding
@@ -350,9 +386,13 @@ impl Board {
         // the card until the commit (a card deleted since the reach above is
         // a 404 then). Binding images changes uploads other writers may bind
         // or delete: the card's lock.
-        let mut tx = match ids.is_empty() {
-            true => self.write_at_commit().await?,
-            false => self.write(Lock::Card(card)).await?,
+        let (mut tx, version) = match ids.is_empty() {
+            true => (self.write_at_commit().await?, version),
+            // The lock advances the card's version.
+            false => {
+                let (tx, before) = self.write_at(Lock::Card(card)).await?;
+                (tx, before + 1)
+            }
         };
         let id = CommentId::new();
         let at = now();
@@ -395,6 +435,12 @@ impl Board {
             bind_loose(&mut tx, card, &id, &ids).await?;
             load(&mut tx, &id).await?
         };
+        // Those it names and the card's watchers hear of it, with the commit.
+        Notice::new(&ws, card, author, comment.created_at.clone())
+            .excerpt(&comment.content)
+            .mentions(&comment.content, None)
+            .watchers("commented")
+            .defer(&mut tx);
         tx.emit(Change::new("comment.created", &ws, actor, &comment, &[]));
         tx.commit()
             .await
@@ -402,7 +448,7 @@ impl Board {
                 true => Error::NotFound("card"),
                 false => e,
             })?;
-        Ok(comment)
+        Ok(tagged(card, version, count + 1, comment, html))
     }
 
     /// Replaces a comment's content (Member, and its author: 403 `NOT_AUTHOR`
@@ -430,8 +476,32 @@ impl Board {
         input: impl Into<Input<CommentInput>>,
         cond: &IfMatch,
     ) -> Result<Comment> {
-        let (card, workspace) = self.comment_home(actor, id, Intent::Edit).await?;
+        let plain = ThreadQuery::default();
+        let saved = self.edit_comment(actor, id, input, cond, &plain).await?;
+        Ok(saved.value)
+    }
+
+    /// [`Board::update_comment_if`], answering the comment (with
+    /// `contentHtml` when `query` asks for it) and the new tag of the card's
+    /// comments in that representation (api.md §22). A `query` that is
+    /// neither `true` nor `false` is a 422 on `html`, with the body's check,
+    /// and nothing changes. The tag is the version the card's lock gave and
+    /// the count read under it (a plain comment added meanwhile makes it the
+    /// tag of no later thread: at worst a client reads once more).
+    pub async fn edit_comment(
+        &self,
+        actor: &Actor,
+        id: &CommentId,
+        input: impl Into<Input<CommentInput>>,
+        cond: &IfMatch,
+        query: &ThreadQuery,
+    ) -> Result<Saved<Comment>> {
+        // The content before, for the names this edit adds (read with the
+        // access check; an edit racing another edit of the same author's
+        // comment may compare with the text before that one).
+        let (card, workspace, before) = self.comment_home(actor, id, Intent::Edit).await?;
         let input = input.into().open()?;
+        let html = query.wants_html()?;
         // The comments' count is read after the lock, in its round trip. A
         // comment being added meanwhile (it takes no lock) is counted once
         // committed: this edit is then ordered before it, as the tag it
@@ -440,14 +510,13 @@ impl Board {
             "SELECT COUNT(*) AS comment_count FROM comments WHERE card_id = $1",
             vec![store::Value::text(&card)],
         );
-        let read = cond.is_set().then_some(&count);
-        let (mut tx, version, rows) = self.write_reading(Lock::Card(&card), read).await?;
+        let (mut tx, version, rows) = self.write_reading(Lock::Card(&card), Some(&count)).await?;
+        let row = rows
+            .first()
+            .ok_or_else(|| Error::Internal("the count of a card's comments was not read".into()))?;
+        let count: i64 = sqlx::Row::try_get(row, "comment_count")?;
         cond.check_any(
             || {
-                let row = rows.first().ok_or_else(|| {
-                    Error::Internal("the count of a card's comments was not read".into())
-                })?;
-                let count: i64 = sqlx::Row::try_get(row, "comment_count")?;
                 let tag = CardList::Comments.tag(&card, version, count);
                 // The thread as Markdown, or as HTML (`?html=true`).
                 Ok(vec![tag.rendered(), tag])
@@ -505,6 +574,16 @@ impl Board {
                 load(&mut tx, id).await?
             }
         };
+        // Only the names this edit adds hear of it.
+        Notice::new(
+            &workspace,
+            &card,
+            actor.account(),
+            comment.updated_at.clone(),
+        )
+        .excerpt(&comment.content)
+        .mentions(&comment.content, Some(&before))
+        .defer(&mut tx);
         tx.emit(Change::new(
             "comment.updated",
             &workspace,
@@ -514,13 +593,13 @@ impl Board {
         ));
         tx.commit().await?;
         self.remove_files(&removed).await;
-        Ok(comment)
+        Ok(tagged(&card, version + 1, count, comment, html))
     }
 
     /// Deletes a comment with its images and their files (Member, and its
     /// author or an ADMIN of the workspace: 403 `NOT_AUTHOR` otherwise).
     pub async fn delete_comment(&self, actor: &Actor, id: &CommentId) -> Result<()> {
-        let (card, workspace) = self.comment_home(actor, id, Intent::Delete).await?;
+        let (card, workspace, _) = self.comment_home(actor, id, Intent::Delete).await?;
         let mut tx = self.write(Lock::Card(&card)).await?;
         let files: Vec<String> =
             sqlx::query_scalar("SELECT stored_name FROM attachments WHERE comment_id = $1")
@@ -539,7 +618,7 @@ impl Board {
             return Err(Error::NotFound("comment"));
         }
         index::forget(&mut tx, id).await?;
-        let event = Change::deleted("comment.deleted", &workspace, actor, &id);
+        let event = Change::deleted("comment.deleted", &workspace, actor, &id).on_card(&card, None);
         tx.emit(event);
         tx.commit().await?;
         self.remove_files(&files).await;

@@ -13,9 +13,9 @@
 use serde::Serialize;
 use sqlx::Row;
 
+use crate::board::Admin;
 use crate::error::Result;
 use crate::ids::CardId;
-use crate::Admin;
 
 /// A card's counts: comments, attachments (its own and its comments'
 /// images), checklist items done and in all.
@@ -65,6 +65,7 @@ const CHECK_SQL: &str = "SELECT * FROM (SELECT k.id, \
         OR kept_items <> items OR kept_done <> done \
      ORDER BY id";
 
+/// A card's counts (the operator's side): the operations of `counts.rs`.
 impl Admin<'_> {
     /// The cards whose kept counts differ from a recount of their comments,
     /// attachments and checklist items (none, unless the schema's triggers

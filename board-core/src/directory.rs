@@ -8,6 +8,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::access::{Account, Actor, Role};
+use crate::board::{Admin, Board};
 use crate::cards::Card;
 use crate::columns::Column;
 use crate::error::{taken, Error, Result, ValidationErrors};
@@ -16,7 +17,6 @@ use crate::query::SetQuery;
 use crate::text::Name;
 use crate::time::Timestamp;
 use crate::workspaces::{Project, Workspace};
-use crate::{Admin, Board};
 
 /// A membership with the names of its workspace and account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,6 +104,7 @@ fn pick<T: Clone>(
     }
 }
 
+/// Lookups and listings: the operations of `directory.rs`.
 impl Board {
     /// Finds a column by id, or by name in the set in effect for a card of
     /// `project` (the tenant set without one) of `workspace`. Without a
@@ -238,6 +239,7 @@ impl Board {
     }
 }
 
+/// Lookups and listings (the operator's side): the operations of `directory.rs`.
 impl Admin<'_> {
     /// Finds a workspace by id or by name (names are unique; a name in another
     /// letter case is accepted when only one workspace has it).

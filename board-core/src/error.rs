@@ -100,6 +100,42 @@ pub enum Rule {
     WrongPassword,
     /// Demoting or removing a workspace's last ADMIN (api.md §23).
     LastAdmin,
+    /// An e-mail address given while the server sends no mail (api.md §26).
+    MailDisabled,
+    /// Unlinking an identity that is the account's last way to sign in
+    /// (api.md §27).
+    LastSignInMethod,
+}
+
+/// Why a single sign-on's callback was refused (api.md §27).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SsoReason {
+    /// A state that is unknown, used, expired or not this browser's.
+    State,
+    /// The provider answered with an `error`.
+    Provider,
+    /// The code exchange failed, or the ID token did not check out.
+    Token,
+    /// The identity is linked to another account.
+    IdentityTaken,
+    /// No account is linked to the identity, and nothing makes one.
+    NoAccount,
+    /// The invitation the sign-in carried does not serve.
+    Invitation,
+}
+
+impl SsoReason {
+    /// The wire code.
+    pub fn code(self) -> &'static str {
+        match self {
+            SsoReason::State => "SSO_STATE",
+            SsoReason::Provider => "SSO_PROVIDER_ERROR",
+            SsoReason::Token => "SSO_TOKEN",
+            SsoReason::IdentityTaken => "IDENTITY_TAKEN",
+            SsoReason::NoAccount => "NO_ACCOUNT",
+            SsoReason::Invitation => "SSO_INVITATION",
+        }
+    }
 }
 
 impl Rule {
@@ -125,6 +161,8 @@ impl Rule {
             Rule::WeakPassword => "WEAK_PASSWORD",
             Rule::WrongPassword => "WRONG_PASSWORD",
             Rule::LastAdmin => "LAST_ADMIN",
+            Rule::MailDisabled => "MAIL_DISABLED",
+            Rule::LastSignInMethod => "LAST_SIGN_IN_METHOD",
         }
     }
 }
@@ -193,6 +231,20 @@ pub enum Error {
     /// An upload whose content is not an accepted format.
     #[error("{0}")]
     UnsupportedFormat(String),
+    /// A file given as a Trello board export that is not one (api.md §28):
+    /// what is wrong with it.
+    #[error("{0}")]
+    NotATrelloExport(String),
+    /// Password sign-in is off (`--no-password-sign-in`, api.md §27).
+    #[error("this server signs in only through its single sign-on provider")]
+    PasswordSignInDisabled,
+    /// The OpenID provider cannot be reached now (api.md §27).
+    #[error("{0}")]
+    ProviderUnavailable(String),
+    /// A single sign-on refused (api.md §27): why, the message, and the
+    /// provider's subject when it was known.
+    #[error("{1}")]
+    SsoRefused(SsoReason, String, Option<String>),
     /// The body or query failed the schema.
     #[error("the request failed validation")]
     Validation(ValidationErrors),
@@ -258,7 +310,11 @@ impl Error {
             Error::FileTooLarge(_) => "FILE_TOO_LARGE",
             Error::TooManyFiles(_) => "TOO_MANY_FILES",
             Error::UnsupportedFormat(_) => "UNSUPPORTED_FORMAT",
+            Error::NotATrelloExport(_) => "NOT_A_TRELLO_EXPORT",
             Error::Validation(_) => "VALIDATION_FAILED",
+            Error::PasswordSignInDisabled => "PASSWORD_SIGN_IN_DISABLED",
+            Error::ProviderUnavailable(_) => "PROVIDER_UNAVAILABLE",
+            Error::SsoRefused(reason, ..) => reason.code(),
             Error::Rule(rule, _) => rule.code(),
             Error::Unavailable(_) => "UNAVAILABLE",
             Error::NoDatabase(_) => "NO_DATABASE",
@@ -280,10 +336,29 @@ impl From<sqlx::Error> for Error {
     fn from(e: sqlx::Error) -> Self {
         if is_unavailable(&e) {
             Error::Unavailable(e)
+        } else if let Some(config) = misconfigured(&e) {
+            Error::Config(config)
         } else {
             Error::Database(e)
         }
     }
+}
+
+/// The operator's words for a PostgreSQL server that refuses the URL's
+/// database or role (codes 3D000, 28000 and 28P01): a setting to fix, not a
+/// failure of the service.
+fn misconfigured(e: &sqlx::Error) -> Option<String> {
+    let sqlx::Error::Database(db) = e else {
+        return None;
+    };
+    let hint = match db.code().as_deref() {
+        Some("3D000") => "create it first (docs/deploy.md, \"PostgreSQL\": createdb)",
+        Some("28000" | "28P01") => {
+            "check the role and password of the database URL (docs/deploy.md, \"PostgreSQL\")"
+        }
+        _ => return None,
+    };
+    Some(format!("{}: {hint}", db.message()))
 }
 
 /// True when `e` says the database cannot be reached now, rather than that a

@@ -113,6 +113,12 @@ impl ETag {
         ETag::of_parts("html", &[self.0.as_bytes()])
     }
 
+    /// The tag of the same payload for a caller who watches the card (api.md
+    /// §26): `watching` is the reader's own, so the tag differs with it.
+    pub(crate) fn watched(&self) -> ETag {
+        ETag::of_parts("watching", &[self.0.as_bytes()])
+    }
+
     /// The quoted wire form, as the `ETag` header carries it.
     pub fn as_str(&self) -> &str {
         &self.0
@@ -364,6 +370,17 @@ impl<T> Conditional<T> {
             false => Ok(Conditional::Modified(tag, payload)),
         }
     }
+}
+
+/// What a write answers (api.md §22): the resource as it now is, with the
+/// tag a read of it would carry, so a client saves again without reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Saved<T> {
+    /// The tag of the read the payload stands for (`GET /api/cards/[id]`,
+    /// or a card's `comments`), in the representation asked for.
+    pub tag: ETag,
+    /// What the write answers.
+    pub value: T,
 }
 
 #[cfg(test)]

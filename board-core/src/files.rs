@@ -18,7 +18,6 @@ use std::time::{Duration, SystemTime};
 use tokio::io::{AsyncRead, AsyncWrite};
 
 use crate::ids::is_cuid;
-use crate::Board;
 
 /// A boxed future, so that [`FileStore`] can be used as a trait object.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -175,27 +174,6 @@ impl FileStore for LocalDir {
             }
             Ok(out)
         })
-    }
-}
-
-impl Board {
-    /// Removes published files after their rows were committed away. A failure
-    /// is logged and left to the sweep.
-    pub(crate) async fn remove_files(&self, names: &[String]) {
-        for name in names {
-            if let Err(e) = self.store.remove(name).await {
-                tracing::warn!(file = %name, error = %e, "could not remove a stored file");
-            }
-        }
-    }
-
-    /// Removes temporaries of an upload that will not be committed.
-    pub(crate) async fn discard_files(&self, names: &[String]) {
-        for name in names {
-            if let Err(e) = self.store.discard(name).await {
-                tracing::warn!(file = %name, error = %e, "could not remove a temporary file");
-            }
-        }
     }
 }
 

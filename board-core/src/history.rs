@@ -15,13 +15,13 @@
 use serde::Serialize;
 
 use crate::access::{Actor, Caller, Role};
+use crate::board::Board;
 use crate::cards::CardList;
 use crate::error::Result;
 use crate::etag::{Conditional, IfNoneMatch};
 use crate::ids::{AccountId, CardId, ColumnId, HistoryId};
 use crate::store::{self, Deferred, Value, WriteTx};
 use crate::time::{now, Timestamp};
-use crate::Board;
 
 /// One entry of a card's history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
@@ -117,6 +117,7 @@ pub(crate) async fn append_column_move(
     Ok(())
 }
 
+/// A card's column history: the operations of `history.rs`.
 impl Board {
     /// A card's history, oldest first (Viewer).
     pub async fn card_history(&self, actor: &Actor, card: &CardId) -> Result<Vec<HistoryEntry>> {

@@ -203,6 +203,8 @@ id_type!(/// Id of a workspace's label (api.md §24).
     LabelId);
 id_type!(/// Id of an item of a card's checklist (api.md §24).
     ChecklistItemId);
+id_type!(/// Id of a notification (api.md §26).
+    NotificationId);
 id_type!(/// Id of an invitation to a workspace (api.md §23).
     InvitationId);
 

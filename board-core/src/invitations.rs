@@ -14,22 +14,22 @@ use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 use sqlx::Row;
 
 use crate::access::{
-    insert_account, issue_token, to_hex, Account, Actor, IssuedToken, Role, TokenKind,
+    code_hash, insert_account, issue_token, new_code, Account, Actor, IssuedToken, Role, TokenKind,
 };
+use crate::board::{Admin, Board};
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{AccountId, InvitationId, WorkspaceId};
+use crate::mail::address::Email;
 use crate::members::{apply_membership, role, MemberChange};
-use crate::passwords::{self, Password};
+use crate::passwords::{self, Hashers, Password};
 use crate::people::{account_name_taken, store_password};
 use crate::store::Lock;
 use crate::text::Name;
 use crate::time::{now, now_plus, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::{Admin, Board};
 
 /// How long an invitation stays open.
 pub const INVITATION_LIFETIME: Duration = Duration::from_secs(7 * 86_400);
@@ -90,6 +90,9 @@ pub struct NewInvitation {
     pub workspace_id: WorkspaceId,
     /// The role it gives.
     pub role: Role,
+    /// An address the link is also sent to (api.md §26; 422
+    /// `MAIL_DISABLED` without mail), checked by the operation.
+    pub email: Option<String>,
 }
 
 impl FromJson for NewInvitation {
@@ -97,10 +100,12 @@ impl FromJson for NewInvitation {
         let mut f = Fields::new(body);
         let tenant = f.required("tenantId", validate::id(WorkspaceId::parse));
         let role = f.required("role", role);
+        let email = f.optional("email", validate::string);
         f.finish()?;
         Ok(NewInvitation {
             workspace_id: tenant.expect("checked"),
             role: role.expect("checked"),
+            email,
         })
     }
 }
@@ -168,6 +173,30 @@ impl FromJson for PasswordReset {
     }
 }
 
+/// The body of `POST /api/password-reset/account`: `{code}`, nothing else.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ResetCode {
+    /// The code of the link.
+    pub code: String,
+}
+
+impl std::fmt::Debug for ResetCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResetCode").finish_non_exhaustive()
+    }
+}
+
+impl FromJson for ResetCode {
+    fn from_json(body: &Value) -> Result<Self> {
+        let mut f = Fields::new(body);
+        let code = f.required("code", validate::string);
+        f.finish()?;
+        Ok(ResetCode {
+            code: code.expect("checked"),
+        })
+    }
+}
+
 /// What using a code did: the account, where it now is (an invitation), and
 /// the session it opened (none when it was already signed in).
 #[derive(Debug, Clone)]
@@ -180,25 +209,13 @@ pub struct CodeUsed {
     pub session: Option<IssuedToken>,
 }
 
-/// A new code: 256 random bits as hex, and its SHA-256 as stored.
-fn new_code() -> Result<(String, String)> {
-    let mut raw = [0u8; 32];
-    getrandom::fill(&mut raw).map_err(|e| Error::Config(format!("no randomness: {e}")))?;
-    let code = to_hex(&raw);
-    let hash = code_hash(&code);
-    Ok((code, hash))
-}
-
-fn code_hash(code: &str) -> String {
-    to_hex(&Sha256::digest(code.trim().as_bytes()))
-}
-
 /// The condition under which an invitation row still serves: its creator
 /// (none: the operator) is an ADMIN of its workspace now. Read with the
 /// acceptance's `UPDATE`, under the workspace's lock, which a demotion or a
 /// removal also takes: an acceptance sees the role before or after the
 /// change, never a mix.
-const CREATOR_IS_ADMIN: &str = "(created_by IS NULL OR EXISTS (SELECT 1 FROM memberships c \
+pub(crate) const CREATOR_IS_ADMIN: &str =
+    "(created_by IS NULL OR EXISTS (SELECT 1 FROM memberships c \
      WHERE c.workspace_id = invitations.workspace_id AND c.account_id = invitations.created_by \
      AND c.role = 'ADMIN'))";
 
@@ -223,6 +240,7 @@ fn invitation(row: &sqlx::any::AnyRow) -> Result<Invitation> {
     })
 }
 
+/// Invitations and password resets (api.md §23): the operations of `invitations.rs`.
 impl Board {
     /// Creates an invitation to `tenantId` with `role` (ADMIN): its link is
     /// `<public_url>/invite#<code>`.
@@ -235,6 +253,11 @@ impl Board {
         let new = input.into().open()?;
         self.require(&self.pool, actor, &new.workspace_id, Role::Admin)
             .await?;
+        let email = match &new.email {
+            None => None,
+            Some(_) if !self.mail_on() => return Err(crate::mail::address::mail_disabled()),
+            Some(text) => Some(Email::parse(text).map_err(|m| ValidationErrors::one("email", m))?),
+        };
         let (code, hash) = new_code()?;
         let mut tx = self.write_unlocked().await?;
         self.workspace_exists(&mut *tx, &new.workspace_id).await?;
@@ -255,6 +278,18 @@ impl Board {
         let invitation = invitation(&row)?;
         tx.commit().await?;
         let url = format!("{}/invite#{code}", public_url.trim_end_matches('/'));
+        if let Some(email) = &email {
+            self.send_link(
+                email,
+                "board: you are invited to a workspace",
+                &format!(
+                    "You are invited to a workspace of board, as {}.\n\n\
+                     To join it, open this link within 7 days:\n\n{url}\n",
+                    invitation.role.as_str()
+                ),
+                "invitation",
+            )?;
+        }
         Ok(CreatedInvitation {
             invitation,
             code,
@@ -337,7 +372,7 @@ impl Board {
             Some((_, p)) => {
                 let p = p.clone();
                 Some(
-                    self.hashers
+                    self.local::<Hashers>()
                         .run(move || passwords::hash(p.expose()))
                         .await??,
                 )
@@ -432,7 +467,7 @@ impl Board {
             .await?;
         let password = Password::new(&text, &name, "password")?;
         let new_hash = self
-            .hashers
+            .local::<Hashers>()
             .run(move || passwords::hash(password.expose()))
             .await??;
         let mut tx = self.write_unlocked().await?;
@@ -456,6 +491,25 @@ impl Board {
             member: None,
             session: Some(session),
         })
+    }
+
+    /// The account a reset link would set the password of, without using the
+    /// link: the reset page names it, so that a password manager files the
+    /// new password under it. A code that does not serve is 404, counted
+    /// against `address` like a reset's.
+    pub async fn reset_link_account(
+        &self,
+        input: impl Into<Input<ResetCode>>,
+        address: &str,
+    ) -> Result<Account> {
+        let body = input.into().open()?;
+        let hash = code_hash(&body.code);
+        let id = AccountId::from_db(self.open_code(address, "password_resets", &hash).await?);
+        let name: String = sqlx::query_scalar("SELECT name FROM accounts WHERE id = $1")
+            .bind(&id)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(Account { id, name })
     }
 
     /// The workspace (an invitation) or account (a reset link) of the open
@@ -493,6 +547,7 @@ impl Board {
     }
 }
 
+/// Invitations and password resets (api.md §23) (the operator's side): the operations of `invitations.rs`.
 impl Admin<'_> {
     /// A one-time link that sets `account`'s password (24 hours):
     /// `<public_url>/reset#<code>`. Its code is shown only here.

@@ -12,6 +12,7 @@ use sqlx::any::AnyRow;
 use sqlx::{FromRow, Row};
 
 use crate::access::{Actor, Role};
+use crate::board::{Admin, Board};
 use crate::change::Change;
 use crate::columns::{accent, Accent};
 use crate::error::{is_unique_violation, Error, Result, ValidationErrors};
@@ -20,7 +21,6 @@ use crate::store::Lock;
 use crate::text::Name;
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::{Admin, Board};
 
 /// The distance between two labels' positions.
 const SPACING: i64 = 1 << 16;
@@ -147,6 +147,7 @@ fn taken(e: Error, name: &str) -> Error {
     }
 }
 
+/// A workspace's labels (api.md §24): the operations of `labels.rs`.
 impl Board {
     /// The labels of workspace `ws`, in order (Viewer).
     pub async fn labels(&self, actor: &Actor, ws: &WorkspaceId) -> Result<Vec<Label>> {
@@ -287,6 +288,7 @@ impl Board {
     }
 }
 
+/// A workspace's labels (api.md §24) (the operator's side): the operations of `labels.rs`.
 impl Admin<'_> {
     /// The label `id_or_name` names: by its id alone, or by name in workspace
     /// `ws` (a name needs its workspace; an id in another workspace than `ws`

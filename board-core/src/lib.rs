@@ -311,6 +311,7 @@
 mod access;
 mod archive;
 mod attachments;
+mod board;
 mod cards;
 mod change;
 mod checklist;
@@ -328,16 +329,20 @@ mod history;
 mod ids;
 mod invitations;
 mod labels;
+mod mail;
 mod markdown;
 mod members;
 mod mine;
 mod names;
+mod notifications;
+mod open;
 #[cfg(feature = "openapi")]
 mod openapi;
 mod order;
 mod paging;
 mod passwords;
 mod people;
+mod preview;
 mod query;
 mod relations;
 #[cfg(feature = "s3")]
@@ -345,6 +350,7 @@ mod s3;
 mod search;
 mod sets;
 mod settings;
+mod sso;
 mod store;
 mod stored;
 mod sweep;
@@ -354,13 +360,11 @@ mod text;
 mod time;
 mod tokens;
 mod transfer;
+mod trello;
 mod validate;
 mod webhooks;
 mod wip;
 mod workspaces;
-
-use std::path::PathBuf;
-use std::sync::Arc;
 
 // The public API, each item once.
 pub use access::{
@@ -369,6 +373,10 @@ pub use access::{
 };
 pub use archive::{ArchivedPage, ArchivedQuery};
 pub use attachments::{Attachment, PartInfo, Scope, UploadSource};
+pub use board::{
+    Admin, Board, Options, PoolStats, DEFAULT_DATABASE_URL, DEFAULT_FILES_DIR,
+    DEFAULT_MAX_ATTACHMENT_BYTES, DEFAULT_MAX_FILES_PER_REQUEST, TEMP_GRACE,
+};
 pub use cards::{
     BoardColumn, BoardView, Card, CardPatch, CardView, IdList, NewCard, Progress, MAX_CARD_IDS,
 };
@@ -380,8 +388,9 @@ pub use columns::{
 pub use comments::{Comment, CommentInput};
 pub use counts::{CardCounts, CountMismatch};
 pub use directory::{Member, TokenInfo};
-pub use error::{Error, Result, Rule, ValidationErrors};
-pub use etag::{Conditional, ETag, IfMatch, IfNoneMatch, PAYLOAD_REVISION};
+pub use error::{Error, Result, Rule, SsoReason, ValidationErrors};
+pub use etag::{Conditional, ETag, IfMatch, IfNoneMatch, Saved, PAYLOAD_REVISION};
+pub use events::activity::{ActivityActor, ActivityItem, ActivityPage, ActivityQuery};
 pub use events::{Event, FeedItem, Subscription, ACCESS_RECHECK};
 pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
 pub use flow::{
@@ -391,22 +400,38 @@ pub use flow::{
 pub use history::HistoryEntry;
 pub use ids::{
     AccountId, AttachmentId, CardId, ChecklistItemId, ColumnId, CommentId, HistoryId, InvitationId,
-    LabelId, ProjectId, RelationId, TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
+    LabelId, NotificationId, ProjectId, RelationId, TokenId, WebhookId, WorkspaceId, CUID_PATTERN,
 };
 pub use invitations::{
-    CodeUse, CodeUsed, CreatedInvitation, Invitation, NewInvitation, PasswordReset,
+    CodeUse, CodeUsed, CreatedInvitation, Invitation, NewInvitation, PasswordReset, ResetCode,
     INVITATION_LIFETIME, RESET_LIFETIME,
 };
 pub use labels::{Label, LabelPatch, LabelPlace, NewLabel};
+pub use mail::address::{Email, Verified, VerifyInput, VERIFY_LIFETIME};
+pub use mail::log::MailLogEntry;
+pub use mail::prefs::{MailKinds, MailPreferences, PreferencesPatch, MAX_BATCH_MINUTES};
+pub use mail::prune::{MailPruned, BATCHES_KEPT_FOR};
+pub use mail::reset::{ResetRequest, ResetRequested, MAILED_RESET_LIFETIME};
+pub use mail::send::{
+    MailSettings, MailWorker, Outcome, FIRST_RETRY, GIVE_UP_AFTER, MAX_RETRY_DELAY,
+};
+pub use mail::unsubscribe::Unsubscribe;
+pub use mail::{Accepted, Mail, Mailer, NotSent};
 pub use markdown::ThreadQuery;
 pub use members::{MemberPatch, WorkspaceMember};
 pub use mine::{Assignee, CardQuery, Due};
 pub use names::{name_key, MAX_NAME_CHARS};
+pub use notifications::due::{DEFAULT_REMINDER_HOURS, REMIND_EVERY};
+pub use notifications::{
+    Notification, NotificationActor, NotificationCard, NotificationPage, NotificationQuery,
+    ReadCount, ReadInput, UnreadCount, KEPT_FOR as NOTIFICATIONS_KEPT_FOR, MAX_READ_IDS,
+};
 pub use order::Placement;
 pub use passwords::{Password, HASH_WAIT, MAX_PASSWORD_CHARS, MIN_PASSWORD_CHARS};
 pub use people::{
     shown_name, subject_of, Me, MePatch, MeProject, MeWorkspace, PasswordChange, SignIn, SignedIn,
 };
+pub use preview::{MarkdownInput, Rendered};
 pub use query::SetQuery;
 pub use relations::{NewRelation, Relation, RelationKind};
 #[cfg(feature = "s3")]
@@ -415,13 +440,20 @@ pub use search::{
     SearchMatch, SearchPage, SearchQuery, SearchResult, MAX_COMMENT_MATCHES, MAX_QUERY,
 };
 pub use settings::{ColumnScope, Settings, SettingsPatch};
+pub use sso::{
+    Identity, Provider, SsoCallback, SsoDone, SsoSettings, SsoStart, SsoStarted, DEFAULT_SSO_NAME,
+    DEFAULT_SSO_SCOPES, KEYS_REFRESH, PROVIDER_TIMEOUT, SSO_STATE_LIFETIME,
+};
 pub use store::Backend;
-pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL, TEMP_GRACE};
+pub use sweep::{SweepReport, LOOSE_UPLOAD_TTL};
 pub use text::{CommentText, Description, InvalidText, ItemText, Name};
 pub use time::Timestamp;
 pub use tokens::{CreatedToken, NewToken, OwnToken, LAST_USED_STEP};
 pub use transfer::{
     TableCount, TransferOptions, TransferProgress, TransferReport, EXPORT_FORMAT_VERSION, TABLES,
+};
+pub use trello::{
+    Counted, ImportSummary, ImportedBoard, ImportedCards, TrelloImport, UnmappedMember,
 };
 pub use validate::{FromJson, Input};
 pub use webhooks::deliver::{webhook_signature, FLUSH as WEBHOOK_FLUSH};
@@ -431,303 +463,3 @@ pub use webhooks::{
 };
 pub use wip::{WipLimit, WipLimits};
 pub use workspaces::{Bootstrap, NewProject, Project, ProjectPatch, Workspace};
-
-/// The default database: an embedded SQLite file, created when missing.
-pub const DEFAULT_DATABASE_URL: &str = "sqlite://board-data/board.db";
-/// The default folder of stored files.
-pub const DEFAULT_FILES_DIR: &str = "board-data/files";
-/// The default largest attachment, in bytes (10 MiB).
-pub const DEFAULT_MAX_ATTACHMENT_BYTES: u64 = 10 * 1024 * 1024;
-/// The default most files of one upload request (api.md §21).
-pub const DEFAULT_MAX_FILES_PER_REQUEST: usize = 100;
-
-/// The operator's side of a [`Board`] ([`Board::admin`]): its methods bypass
-/// roles, so a reader of a call sees at once that no access is checked. They
-/// obey every other rule, as the routes do.
-#[derive(Debug, Clone, Copy)]
-pub struct Admin<'a> {
-    board: &'a Board,
-}
-
-/// How to open a [`Board`].
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// `sqlite://PATH` or `postgres://…`.
-    pub database_url: String,
-    /// Where attachment files are stored (when `files_url` is not set).
-    pub files_dir: PathBuf,
-    /// `s3://BUCKET[/PREFIX]`: attachment files in an S3-compatible object
-    /// store (`S3Store`, feature `s3`) instead of `files_dir`. Without the
-    /// feature, opening with it set fails with [`Error::Config`].
-    pub files_url: Option<String>,
-    /// The most connections the pool opens.
-    pub max_connections: u32,
-    /// Whether a missing SQLite file (and its folder) is created (default); the
-    /// CLI opens without it except for `board init`, so a mistyped path is
-    /// refused rather than silently made new.
-    pub create_missing: bool,
-    /// How long an operation waits for a database connection before failing
-    /// with [`Error::Unavailable`] (default 5 s).
-    pub acquire_timeout: std::time::Duration,
-    /// The largest accepted attachment, in bytes.
-    pub max_attachment_bytes: u64,
-    /// The most files one upload may hold (default
-    /// [`DEFAULT_MAX_FILES_PER_REQUEST`], 100); one more is
-    /// [`Error::TooManyFiles`], and nothing is stored.
-    pub max_files_per_request: usize,
-    /// Whether uploads are accepted at all (the installation's switch).
-    pub attachments_enabled: bool,
-    /// Another file store than `files_url` or the local folder `files_dir`.
-    pub file_store: Option<Arc<dyn FileStore>>,
-    /// How long a temporary may sit before the sweep counts it as left by a
-    /// crash (default [`TEMP_GRACE`], 1 h).
-    pub temp_grace: std::time::Duration,
-    /// Whether webhooks may target addresses that are not public (loopback,
-    /// private, link-local, unique-local, unspecified, and the other ranges
-    /// and forms of api.md §18; `--webhook-allow-private`; default off).
-    pub webhook_allow_private: bool,
-}
-
-impl Options {
-    /// Options for `database_url` with the default files folder.
-    pub fn new(database_url: impl Into<String>) -> Self {
-        Options {
-            database_url: database_url.into(),
-            files_dir: PathBuf::from(DEFAULT_FILES_DIR),
-            files_url: None,
-            max_connections: 16,
-            acquire_timeout: std::time::Duration::from_secs(5),
-            create_missing: true,
-            max_attachment_bytes: DEFAULT_MAX_ATTACHMENT_BYTES,
-            max_files_per_request: DEFAULT_MAX_FILES_PER_REQUEST,
-            attachments_enabled: true,
-            file_store: None,
-            temp_grace: TEMP_GRACE,
-            webhook_allow_private: false,
-        }
-    }
-}
-
-/// The use of a [`Board`]'s connection pool ([`Board::pool_stats`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PoolStats {
-    /// Connections open now (idle or in use).
-    pub open: u32,
-    /// Open connections not in use.
-    pub idle: usize,
-    /// The most connections the pool opens.
-    pub max: u32,
-}
-
-/// The handle every operation hangs off: the database pool, the file store and
-/// the installation's attachment settings. Cheap to clone.
-#[derive(Debug, Clone)]
-pub struct Board {
-    pool: store::Conns,
-    backend: Backend,
-    store: Arc<dyn FileStore>,
-    max_attachment_bytes: u64,
-    max_files_per_request: usize,
-    attachments_enabled: bool,
-    temp_grace: std::time::Duration,
-    webhook_allow_private: bool,
-    writers: store::WriteQueue,
-    feed: events::Feed,
-    /// The feed, as the store tells it of a commit with events.
-    on_commit: Arc<dyn store::OnCommit>,
-    database_url: String,
-    /// The workspaces' column listings this process has read (`columns::listing`).
-    listings: Arc<columns::Listings>,
-    /// The threads that hash passwords, one per core (`passwords.rs`).
-    hashers: passwords::Hashers,
-    /// When this process last moved each token's `lastUsedAt` (`tokens.rs`).
-    touched: tokens::Touched,
-}
-
-impl Board {
-    /// Opens `database_url` (migrating it) with default options.
-    pub async fn open(database_url: &str) -> Result<Board> {
-        Board::open_with(Options::new(database_url)).await
-    }
-
-    /// Opens a board: connects, creates a missing SQLite file, runs migrations,
-    /// and creates the files folder (or checks that the bucket of `files_url` answers).
-    pub async fn open_with(options: Options) -> Result<Board> {
-        let backend = store::Backend::from_url(&options.database_url)?;
-        let prepared = Arc::new(backend.prepared(hot_statements(backend)));
-        let (pool, backend) = store::connect(
-            &options.database_url,
-            options.max_connections,
-            options.acquire_timeout,
-            options.create_missing,
-            &prepared,
-        )
-        .await?;
-        let store = match (options.file_store, &options.files_url) {
-            (Some(store), _) => store,
-            #[cfg(feature = "s3")]
-            (None, Some(url)) => Arc::new(S3Store::connect(url).await?),
-            #[cfg(not(feature = "s3"))]
-            (None, Some(url)) => {
-                return Err(Error::Config(format!(
-                    "--files-url {url:?}: this build of board-core lacks the `s3` feature \
-                     (files in an object store); build it with `--features s3`, or keep \
-                     the files in a folder"
-                )))
-            }
-            (None, None) => Arc::new(LocalDir::new(&options.files_dir).map_err(|e| {
-                Error::Config(format!(
-                    "cannot create {}: {e}",
-                    options.files_dir.display()
-                ))
-            })?),
-        };
-        let pool = store::Conns::new(pool, options.acquire_timeout);
-        let feed = events::Feed::new(&pool, backend);
-        let writers = store::WriteQueue::new(&pool, backend, prepared);
-        let board = Board {
-            on_commit: Arc::new(feed.clone()),
-            feed,
-            pool,
-            backend,
-            store,
-            max_attachment_bytes: options.max_attachment_bytes,
-            max_files_per_request: options.max_files_per_request,
-            attachments_enabled: options.attachments_enabled,
-            temp_grace: options.temp_grace,
-            webhook_allow_private: options.webhook_allow_private,
-            writers,
-            database_url: options.database_url,
-            listings: Arc::default(),
-            hashers: passwords::Hashers::default(),
-            touched: tokens::Touched::default(),
-        };
-        board.ensure_search_index().await?;
-        board.fill_name_keys().await?;
-        Ok(board)
-    }
-
-    /// The backend in use.
-    pub fn backend(&self) -> Backend {
-        self.backend
-    }
-
-    /// The pool's use now.
-    pub fn pool_stats(&self) -> PoolStats {
-        PoolStats {
-            open: self.pool.size(),
-            idle: self.pool.num_idle(),
-            max: self.pool.max(),
-        }
-    }
-
-    /// `Ok` when the database answers.
-    pub async fn ping(&self) -> Result<()> {
-        sqlx::query("SELECT 1").execute(&self.pool).await?;
-        Ok(())
-    }
-
-    /// Closes the pool.
-    pub async fn close(&self) {
-        self.pool.close().await;
-    }
-
-    /// The installation operator's handle: what acts outside any workspace's
-    /// roles (workspaces, projects, accounts, memberships and tokens, lookups
-    /// by name, the sweep, event retention, moving an installation). Every
-    /// method of [`Board`] itself takes the [`Actor`] it runs for; the CLI,
-    /// which acts as the operator, reaches these through `admin()`.
-    pub fn admin(&self) -> Admin<'_> {
-        Admin { board: self }
-    }
-
-    /// Opens a write transaction holding `lock`: the row its operation reads
-    /// and decides under. More locks may follow, parent first
-    /// (`store::WriteTx::lock`).
-    pub(crate) async fn write(&self, lock: store::Lock<'_>) -> Result<store::WriteTx> {
-        Ok(self.write_at(lock).await?.0)
-    }
-
-    /// [`Board::write`], with the version the locked row had before this
-    /// transaction advanced it (what an `If-Match` compares, under the lock).
-    pub(crate) async fn write_at(&self, lock: store::Lock<'_>) -> Result<(store::WriteTx, i64)> {
-        let (tx, version, _) = self.write_reading(lock, None).await?;
-        Ok((tx, version))
-    }
-
-    /// [`Board::write_at`], also running `read`, the read that decides under
-    /// the lock, in the same round trip where the backend allows; returns its
-    /// rows too.
-    pub(crate) async fn write_reading(
-        &self,
-        lock: store::Lock<'_>,
-        read: Option<&store::Deferred>,
-    ) -> Result<(store::WriteTx, i64, Vec<sqlx::any::AnyRow>)> {
-        let on_commit = self.on_commit.clone();
-        let (pool, queue) = (&self.pool, &self.writers);
-        store::WriteTx::begin_locked(pool, self.backend, queue, on_commit, lock, read).await
-    }
-
-    /// Opens a write transaction that sends nothing until its commit, with no
-    /// lock ([`store::WriteTx::begin_at_commit`]): `BEGIN`, the deferred
-    /// statements, the events and `COMMIT` in one round trip. For changes that
-    /// only add rows, guarded by their foreign keys.
-    pub(crate) async fn write_at_commit(&self) -> Result<store::WriteTx> {
-        let on_commit = self.on_commit.clone();
-        store::WriteTx::begin_at_commit(&self.pool, self.backend, &self.writers, on_commit).await
-    }
-
-    /// Opens a write transaction without a parent lock, for changes that decide
-    /// nothing from rows another writer could change: creations backed by a
-    /// unique or foreign key, single-statement updates.
-    pub(crate) async fn write_unlocked(&self) -> Result<store::WriteTx> {
-        let on_commit = self.on_commit.clone();
-        store::WriteTx::begin(&self.pool, self.backend, &self.writers, on_commit).await
-    }
-}
-
-#[cfg(all(test, not(feature = "s3")))]
-mod tests {
-    use super::*;
-
-    #[tokio::test]
-    async fn files_url_without_the_s3_feature_is_a_config_error() {
-        let dir = std::env::temp_dir().join(format!("board-no-s3-{}", std::process::id()));
-        let mut options = Options::new(format!("sqlite://{}/board.db", dir.display()));
-        options.files_dir = dir.join("files");
-        options.files_url = Some("s3://bucket/prefix".into());
-        let result = Board::open_with(options).await;
-        std::fs::remove_dir_all(&dir).ok();
-        match result {
-            Err(Error::Config(message)) => assert!(
-                message.contains("\"s3://bucket/prefix\"") && message.contains("`s3` feature"),
-                "{message}"
-            ),
-            other => panic!("expected Error::Config, got {other:?}"),
-        }
-    }
-}
-
-/// The statements of the hot writes that a batch sends with literals on
-/// PostgreSQL (a card write's re-read, a move to a column's end, a new card's
-/// column, a history entry,
-/// a new comment, the words of up to 16 distinct terms, a document's words
-/// removed), which every connection prepares so that they run by name
-/// ([`store::Backend::prepared`] adds the locks and the event).
-fn hot_statements(backend: store::Backend) -> Vec<String> {
-    let mut texts = vec![
-        cards::card_read_sql(false),
-        cards::card_read_sql(true),
-        cards::card_move_read_sql(backend),
-        cards::MOVE_TO_END_SQL.to_string(),
-        cards::move_at_commit_sql(),
-        store::COLUMN_VERSION_SQL.to_string(),
-        cards::column_read_sql(false),
-        cards::column_read_sql(true),
-        history::ENTRY_SQL.to_string(),
-        comments::insert_sql(backend),
-        search::index::FORGET_SQL.to_string(),
-    ];
-    texts.extend((1..=16).map(search::index::insert_sql));
-    texts
-}

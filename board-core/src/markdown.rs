@@ -105,6 +105,27 @@ pub(crate) fn is_server_file(src: &str) -> bool {
     })
 }
 
+/// `text` (Markdown) as plain text on one line, for search snippets (api.md
+/// §29): the words a reader sees, without Markdown syntax, HTML, link
+/// targets or this server's file URLs; an image keeps its alt text.
+pub(crate) fn plain_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for event in Parser::new_ext(text, options()) {
+        match event {
+            Event::Text(t) | Event::Code(t) => out.push_str(&t),
+            Event::SoftBreak | Event::HardBreak | Event::Rule | Event::End(_) => out.push(' '),
+            _ => {}
+        }
+    }
+    let words: Vec<&str> = out
+        .split_whitespace()
+        .filter(|w| {
+            !is_server_file(w.trim_matches(|c: char| !c.is_ascii_alphanumeric() && c != '/'))
+        })
+        .collect();
+    words.join(" ")
+}
+
 /// A task list's checkboxes, as the HTML shows them (the only `<input>`).
 const CHECKBOX: &str = "<input disabled=\"\" type=\"checkbox\">";
 const CHECKED: &str = "<input checked=\"\" disabled=\"\" type=\"checkbox\">";
@@ -331,6 +352,25 @@ impl ThreadQuery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_text_drops_markdown_syntax_and_file_urls() {
+        assert_eq!(
+            plain_text("Look: ![screenshot.png](/api/files/abc123)\n\n**bold** and `code`"),
+            "Look: screenshot.png bold and code"
+        );
+        assert_eq!(
+            plain_text(
+                "# Title\n- [x] done item\n- [see](https://example.com) it\n> quoted <b>x</b>"
+            ),
+            "Title done item see it quoted x"
+        );
+        assert_eq!(plain_text("a bare /api/files/abc123 url"), "a bare url");
+        assert_eq!(
+            plain_text("kept: /api/files/../etc"),
+            "kept: /api/files/../etc"
+        );
+    }
 
     /// A tag's name and its attributes (name, value), as slices of the HTML.
     type Tag<'h> = (&'h str, Vec<(&'h str, &'h str)>);

@@ -8,13 +8,13 @@ use serde_json::Value;
 use sqlx::Row;
 
 use crate::access::{Actor, Membership, Role};
+use crate::board::{Admin, Board};
 use crate::change::Change;
 use crate::error::{Error, Result, Rule};
 use crate::ids::{AccountId, WorkspaceId};
 use crate::store::{Lock, WriteTx};
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::{Admin, Board};
 
 /// One member of a workspace (`GET /api/members`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -30,6 +30,7 @@ pub struct WorkspaceMember {
     pub role: Role,
 }
 
+/// A workspace's members (api.md §17): the operations of `members.rs`.
 impl Board {
     /// The members of `workspace`, ordered by name (Viewer).
     pub async fn workspace_members(
@@ -104,6 +105,7 @@ pub(crate) enum MemberChange {
     Remove,
 }
 
+/// A workspace's members (api.md §17): the operations of `members.rs`.
 impl Board {
     /// Changes `account`'s membership of `ws` under the workspace's lock (the
     /// count of its admins is read there): `member.added`, `member.updated`
@@ -182,6 +184,7 @@ impl Board {
     }
 }
 
+/// A workspace's members (api.md §17) (the operator's side): the operations of `members.rs`.
 impl Admin<'_> {
     /// Gives `account` the `role` in `workspace` (replacing an earlier role):
     /// `member.added` or `member.updated`; the last ADMIN's demotion is 422

@@ -11,12 +11,12 @@
 
 use crate::access::{Actor, Role};
 use crate::archive::ArchivedPage;
+use crate::board::Board;
 use crate::cards::{Card, CARD_COLUMNS};
 use crate::error::{Result, ValidationErrors};
 use crate::ids::{AccountId, LabelId, ProjectId, WorkspaceId};
 use crate::paging;
 use crate::time::{now, Timestamp, Zone};
-use crate::Board;
 
 /// The page size when `limit` is absent.
 const DEFAULT_LIMIT: u16 = 50;
@@ -101,7 +101,7 @@ fn check(q: &CardQuery) -> Result<Checked> {
         Some(t) => match WorkspaceId::parse(t) {
             Some(w) => Some(w),
             None => {
-                errors.field("tenant", "Invalid cuid");
+                errors.field("tenant", crate::validate::NOT_AN_ID);
                 None
             }
         },
@@ -132,7 +132,7 @@ fn check(q: &CardQuery) -> Result<Checked> {
         Some(l) => match LabelId::parse(l) {
             Some(l) => Some(l),
             None => {
-                errors.field("label", "Invalid cuid");
+                errors.field("label", crate::validate::NOT_AN_ID);
                 None
             }
         },
@@ -213,6 +213,7 @@ fn check(q: &CardQuery) -> Result<Checked> {
     })
 }
 
+/// "My cards" (api.md §24): the operations of `mine.rs`.
 impl Board {
     /// "My cards" (Viewer of the workspace): the cards of [`CardQuery`]'s
     /// filters, by due time (none last), then board order, a page at a time.

@@ -48,15 +48,17 @@ use sqlx::Row;
 
 use crate::access::check_account_name;
 use crate::access::{issue_token, Account, Actor, IssuedToken, Role, TokenKind};
+use crate::board::{Admin, Board};
 use crate::error::{Error, Result, Rule};
 use crate::ids::{AccountId, ProjectId, TokenId, WorkspaceId};
+use crate::mail::address::{set_address, Email};
 use crate::names::{name_key, MAX_NAME_CHARS};
-use crate::passwords::{self, Password, MAX_PASSWORD_CHARS};
+use crate::passwords::{self, Hashers, Password, MAX_PASSWORD_CHARS};
+use crate::sso::{identities_of, Identity};
 use crate::store::WriteTx;
 use crate::text::Name;
 use crate::time::{now, now_millis, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::{Admin, Board};
 
 /// The throttle's window.
 pub const WINDOW: Duration = Duration::from_secs(15 * 60);
@@ -158,6 +160,15 @@ pub struct Me {
     pub has_password: bool,
     /// Its workspaces, by name.
     pub workspaces: Vec<MeWorkspace>,
+    /// Its e-mail address (api.md §26), if it has one.
+    pub email: Option<String>,
+    /// Whether that address is verified (only a verified one gets mail).
+    pub email_verified: bool,
+    /// Whether the server sends e-mail (an SMTP server is set up).
+    pub mail: bool,
+    /// Its identities at the single sign-on provider (api.md §27), oldest
+    /// first.
+    pub identities: Vec<Identity>,
 }
 
 /// A workspace of [`Me`], with the account's role and its projects by name.
@@ -194,6 +205,9 @@ pub struct MePatch {
     pub name: Option<Name>,
     /// A new password.
     pub password: Option<PasswordChange>,
+    /// A new e-mail address (`Some(None)`: remove it), checked by the
+    /// operation: without mail it is 422 `MAIL_DISABLED` (api.md §26).
+    pub email: Option<Option<String>>,
 }
 
 /// A password change: the current password (not needed by an account
@@ -211,6 +225,7 @@ impl std::fmt::Debug for MePatch {
         f.debug_struct("MePatch")
             .field("name", &self.name)
             .field("password", &self.password.as_ref().map(|_| "…"))
+            .field("email", &self.email)
             .finish()
     }
 }
@@ -219,6 +234,10 @@ impl FromJson for MePatch {
     fn from_json(body: &Value) -> Result<Self> {
         let mut f = Fields::new(body);
         let name = f.optional("name", validate::name);
+        let email = f.present("email", |v| match v {
+            Value::Null => Ok(None),
+            v => validate::string(v).map(Some),
+        });
         let password = f.optional("password", |v| {
             let text = |key: &str| match v.get(key) {
                 None | Some(Value::Null) => Ok(None),
@@ -246,7 +265,11 @@ impl FromJson for MePatch {
             })
         });
         f.finish()?;
-        Ok(MePatch { name, password })
+        Ok(MePatch {
+            name,
+            password,
+            email,
+        })
     }
 }
 
@@ -348,6 +371,7 @@ enum Reserve {
     Wait,
 }
 
+/// People: sign-in, who am I, passwords (api.md §23): the operations of `people.rs`.
 impl Board {
     /// Reserves one attempt of `subject` from `address` (see the module's
     /// doc): refused with [`Error::TooManyAttempts`] when the pair (a
@@ -525,7 +549,7 @@ impl Board {
         };
         let checked = stored.clone();
         let (matches, rehash) = self
-            .hashers
+            .local::<Hashers>()
             .run(move || {
                 let hash = checked.as_deref().unwrap_or(&passwords::DUMMY_HASH);
                 let matches = passwords::verify(&password, hash) && checked.is_some();
@@ -540,25 +564,27 @@ impl Board {
         }
     }
 
-    /// Signs out: revokes the session that authenticated `actor`. A request
-    /// authenticated by a personal token has no session: 404.
-    pub async fn sign_out(&self, actor: &Actor) -> Result<()> {
+    /// Signs out: revokes the session that authenticated `actor`, and
+    /// returns the ID token it was opened with through single sign-on
+    /// (api.md §27), for the provider's sign-out. A request authenticated by
+    /// a personal token has no session: 404.
+    pub async fn sign_out(&self, actor: &Actor) -> Result<Option<String>> {
         let Actor::Session(session) = actor else {
             return Err(Error::NotFound("session"));
         };
         let mut tx = self.write_unlocked().await?;
-        let done = sqlx::query(
+        let row = sqlx::query(
             "UPDATE tokens SET revoked_at = COALESCE(revoked_at, $2) \
-             WHERE id = $1 AND kind = 'session'",
+             WHERE id = $1 AND kind = 'session' RETURNING id_token",
         )
         .bind(session.token())
         .bind(now())
-        .execute(&mut *tx)
-        .await?;
-        if done.rows_affected() == 0 {
-            return Err(Error::NotFound("session"));
-        }
-        tx.commit().await
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(Error::NotFound("session"))?;
+        let id_token: Option<String> = row.try_get("id_token")?;
+        tx.commit().await?;
+        Ok(id_token)
     }
 
     /// Who `actor` is, with its workspaces and their projects, by name (one
@@ -567,6 +593,7 @@ impl Board {
         let account = actor.account().ok_or(Error::NotFound("account"))?;
         let rows = sqlx::query(
             "SELECT a.id, a.name, CASE WHEN a.password_hash IS NULL THEN 0 ELSE 1 END AS has_password, \
+                    a.email, CASE WHEN a.email_verified_at IS NULL THEN 0 ELSE 1 END AS verified, \
                     w.id AS w_id, w.name AS w_name, m.role, p.id AS p_id, p.name AS p_name \
              FROM accounts a \
              LEFT JOIN memberships m ON m.account_id = a.id \
@@ -584,6 +611,10 @@ impl Board {
             name: first.try_get("name")?,
             has_password: has_password == 1,
             workspaces: Vec::new(),
+            email: first.try_get("email")?,
+            email_verified: first.try_get::<i64, _>("verified")? == 1,
+            mail: self.mail_on(),
+            identities: identities_of(&self.pool, account).await?,
         };
         for row in &rows {
             let Some(w) = row.try_get::<Option<String>, _>("w_id")? else {
@@ -611,6 +642,7 @@ impl Board {
     }
 }
 
+/// People: sign-in, who am I, passwords (api.md §23): the operations of `people.rs`.
 impl Board {
     /// Changes the calling account's name and/or password (`PATCH /api/me`).
     /// A wrong current password is 422 `WRONG_PASSWORD`, throttled as a
@@ -625,6 +657,16 @@ impl Board {
     ) -> Result<Me> {
         let account = actor.account().ok_or(Error::NotFound("account"))?.clone();
         let patch = input.into().open()?;
+        let email = match &patch.email {
+            None => None,
+            Some(_) if !self.mail_on() => return Err(crate::mail::address::mail_disabled()),
+            Some(None) => Some(None),
+            Some(Some(text)) => {
+                Some(Some(Email::parse(text).map_err(|m| {
+                    crate::error::ValidationErrors::one("email", m)
+                })?))
+            }
+        };
         let row = sqlx::query("SELECT name, password_hash FROM accounts WHERE id = $1")
             .bind(&account)
             .fetch_optional(&self.pool)
@@ -647,7 +689,7 @@ impl Board {
                     })?;
                     let reserved = self.reserve_attempt(address, &name_key(&name)).await?;
                     let right = match self
-                        .hashers
+                        .local::<Hashers>()
                         .run(move || passwords::verify(&current, &stored))
                         .await
                     {
@@ -665,7 +707,7 @@ impl Board {
                     checked = Some(right?);
                 }
                 Some(
-                    self.hashers
+                    self.local::<Hashers>()
                         .run(move || passwords::hash(new.expose()))
                         .await??,
                 )
@@ -692,11 +734,19 @@ impl Board {
             };
             store_password(&mut tx, &account, &hash, keep).await?;
         }
+        let code = match &email {
+            Some(email) => set_address(&mut tx, &account, email.as_ref(), false).await?,
+            None => None,
+        };
         tx.commit().await?;
+        if let (Some(code), Some(Some(email))) = (code, &email) {
+            self.send_verification(email, &code)?;
+        }
         self.me(actor).await
     }
 }
 
+/// People: sign-in, who am I, passwords (api.md §23) (the operator's side): the operations of `people.rs`.
 impl Admin<'_> {
     /// Deletes the throttle's failures that left its window, of every
     /// address (each address's own go with its next attempt): the server's
@@ -723,7 +773,7 @@ impl Admin<'_> {
         let password = Password::new(password, &name, "password")?;
         let hash = self
             .board
-            .hashers
+            .local::<Hashers>()
             .run(move || passwords::hash(password.expose()))
             .await??;
         let mut tx = self.board.write_unlocked().await?;
@@ -761,7 +811,7 @@ mod tests {
             let admin = board.admin();
             let account = admin.create_account(&Name::parse("ada").unwrap()).await.unwrap();
             admin.set_password(&account.id, PASSWORD).await.unwrap();
-            let held = board.hashers.hold_all().await;
+            let held = board.local::<Hashers>().hold_all().await;
             let lifetime = Duration::from_secs(60);
             let r = board.sign_in(sign_in("ada", "wrong horse battery staple"), "10.7.0.1", lifetime).await;
             assert!(matches!(r, Err(Error::Busy)), "{r:?}");

@@ -17,6 +17,7 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::cards::{Card, CardList};
 use crate::change::Change;
 use crate::error::{is_unique_violation, Error, Result, Rule};
@@ -26,7 +27,6 @@ use crate::settings;
 use crate::store::{Lock, WriteTx};
 use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::Board;
 
 /// The kind of a link, read from source to target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -151,6 +151,7 @@ fn relation_from_row(row: &AnyRow) -> Result<Relation> {
     })
 }
 
+/// Links between cards: the operations of `relations.rs`.
 impl Board {
     /// Every link where the card is source or target, oldest first (Viewer).
     pub async fn card_relations(&self, actor: &Actor, card: &CardId) -> Result<Vec<Relation>> {
@@ -296,7 +297,9 @@ impl Board {
         if gone.rows_affected() == 0 {
             return Err(Error::NotFound("relation"));
         }
-        let event = Change::deleted("relation.deleted", &workspace, actor, &id);
+        let link = relation_from_row(&row)?;
+        let event = Change::deleted("relation.deleted", &workspace, actor, &id)
+            .on_card(&link.source_id, Some(&link.target_id));
         tx.emit(event);
         tx.commit().await?;
         Ok(())

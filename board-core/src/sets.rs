@@ -5,9 +5,9 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{check_role_of, token_from, Bearer, Role, TOKEN_COLUMNS};
+use crate::board::Board;
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{ColumnSetId, ProjectId, WorkspaceId};
-use crate::Board;
 
 impl Board {
     /// The set in effect for a card of `project` (or of no project) in `ws`:

@@ -13,13 +13,13 @@ use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::change::Change;
 use crate::error::{Error, Result};
 use crate::ids::WorkspaceId;
 use crate::store::{flag, Lock};
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::WipLimits;
-use crate::Board;
 
 /// Which column set holds for the cards of a project.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -162,6 +162,7 @@ impl FromJson for SettingsPatch {
     }
 }
 
+/// Workspace settings (api.md §4): the operations of `settings.rs`.
 impl Board {
     /// The settings of `workspace` (Viewer).
     pub async fn settings(&self, actor: &Actor, workspace: &WorkspaceId) -> Result<Settings> {

@@ -6,7 +6,7 @@
 //! A published file without a row (a lost removal) is removed at once: a file is published
 //! only after its row committed, so one without a row is never an upload in flight. A
 //! temporary whose row committed (a crash before `publish`) is published. Any other
-//! temporary is removed once it has not been written for [`TEMP_GRACE`] (1 h;
+//! temporary is removed once it has not been written for [`TEMP_GRACE`](crate::board::TEMP_GRACE) (1 h;
 //! `Options::temp_grace`, the server's hidden `--sweep-grace`): an upload in flight writes
 //! continuously. On an object store the temporary is an open multipart upload with its marker
 //! (`s3/mod.rs`), and the same rules hold.
@@ -16,17 +16,12 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use crate::board::{Admin, Board};
 use crate::error::Result;
 use crate::time::now_plus;
-use crate::{Admin, Board};
 
 /// How long a loose comment upload waits to be bound.
 pub const LOOSE_UPLOAD_TTL: Duration = Duration::from_secs(24 * 3600);
-
-/// How long a temporary file may sit unwritten before it counts as left by a
-/// crash (an upload in flight writes to it continuously, and publishes it
-/// right after its commit).
-pub const TEMP_GRACE: Duration = Duration::from_secs(3600);
 
 /// What a sweep did, by stored name.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -81,6 +76,7 @@ impl Board {
     }
 }
 
+/// The sweep (the operator's side): the operations of `sweep.rs`.
 impl Admin<'_> {
     /// Runs the sweep once (the operator's job; no access check).
     pub async fn sweep(&self) -> Result<SweepReport> {

@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use crate::{Actor, Board, Card, Name, NewCard, Options, Workspace, WorkspaceId};
+use crate::board::{Board, Options};
+use crate::{Actor, Card, Name, NewCard, Workspace, WorkspaceId};
 
 /// A board with its files (and, on SQLite, its database `b.db`) in a fresh
 /// folder `board-NAME-ID` under the temporary folder, removed on drop. It

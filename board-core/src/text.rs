@@ -12,20 +12,20 @@ use crate::error::{Error, ValidationErrors};
 
 /// The message for text holding a NUL character, which neither backend
 /// stores as text (PostgreSQL refuses it, SQLite's `length()` stops at it).
-const NUL_REFUSED: &str = "String must not contain NUL (\\u0000) characters";
+const NUL_REFUSED: &str = "Must not contain the NUL character (\\u0000)";
 
 /// The message for a name holding a control character (api.md §21).
 const CONTROL_REFUSED: &str =
-    "String must not contain control characters (U+0000 to U+001F, U+007F to U+009F)";
+    "Must not contain control characters (U+0000 to U+001F, U+007F to U+009F)";
 
 /// The message for a comment holding a control character other than a line
 /// break or a tab (api.md §21).
-const COMMENT_CONTROL_REFUSED: &str = "String must not contain control characters \
+const COMMENT_CONTROL_REFUSED: &str = "Must not contain control characters \
      (U+0000 to U+001F, U+007F to U+009F) other than line feed, carriage return and tab";
 
 /// The message for a name of invisible characters only (api.md §21).
 const INVISIBLE_REFUSED: &str =
-    "String must contain at least 1 visible character (not only spaces or format characters)";
+    "Must contain a visible character, not only spaces or format characters such as U+200B";
 
 /// Characters that show nothing although they are not white space: Unicode's
 /// format characters (category Cf) and the blank fillers (Hangul fillers,
@@ -236,6 +236,11 @@ impl Name {
     }
 }
 
+/// The message for a text of `n` characters where `max` is the most.
+fn too_long(max: usize, n: usize) -> String {
+    format!("Too long: at most {max} characters, this has {n}")
+}
+
 /// `raw` trimmed, when it holds no control character, at least one visible
 /// one, and at most `max` characters once trimmed (names, checklist items).
 fn trimmed(raw: &str, max: usize) -> Result<String, InvalidText> {
@@ -247,13 +252,11 @@ fn trimmed(raw: &str, max: usize) -> Result<String, InvalidText> {
     }
     let t = raw.trim();
     match t.chars().count() {
-        0 => Err(InvalidText(
-            "String must contain at least 1 character(s) after trimming".into(),
-        )),
-        _ if !t.chars().any(is_visible) => Err(InvalidText(INVISIBLE_REFUSED.into())),
-        n if n > max => Err(InvalidText(format!(
-            "String must contain at most {max} character(s)"
+        0 => Err(InvalidText(format!(
+            "Must not be empty: give 1 to {max} characters (spaces at either end do not count)"
         ))),
+        _ if !t.chars().any(is_visible) => Err(InvalidText(INVISIBLE_REFUSED.into())),
+        n if n > max => Err(InvalidText(too_long(max, n))),
         _ => Ok(t.to_string()),
     }
 }
@@ -289,14 +292,12 @@ impl CommentText {
         }
         if s.trim().is_empty() {
             return Err(InvalidText(
-                "String must contain at least 1 non-blank character".into(),
+                "Must not be blank: write a character other than spaces and line breaks".into(),
             ));
         }
-        if s.chars().count() > CommentText::MAX {
-            return Err(InvalidText(format!(
-                "String must contain at most {} character(s)",
-                CommentText::MAX
-            )));
+        let n = s.chars().count();
+        if n > CommentText::MAX {
+            return Err(InvalidText(too_long(CommentText::MAX, n)));
         }
         Ok(CommentText(s.to_string()))
     }
@@ -330,11 +331,9 @@ impl Description {
         if !s.chars().all(allowed_in_comment) {
             return Err(InvalidText(COMMENT_CONTROL_REFUSED.into()));
         }
-        if s.chars().count() > Description::MAX {
-            return Err(InvalidText(format!(
-                "String must contain at most {} character(s)",
-                Description::MAX
-            )));
+        let n = s.chars().count();
+        if n > Description::MAX {
+            return Err(InvalidText(too_long(Description::MAX, n)));
         }
         Ok(Description(s.to_string()))
     }

@@ -16,12 +16,12 @@ use serde_json::Value;
 use sqlx::Row;
 
 use crate::access::{issue_token, Actor, TokenKind};
+use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::ids::{AccountId, TokenId};
 use crate::text::Name;
 use crate::time::{now, now_millis, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::Board;
 
 /// How often a token's `lastUsedAt` moves at most.
 pub const LAST_USED_STEP: Duration = Duration::from_secs(60);
@@ -138,12 +138,13 @@ fn own_token(row: &sqlx::any::AnyRow) -> Result<OwnToken> {
     })
 }
 
+/// An account's own tokens (api.md §23): the operations of `tokens.rs`.
 impl Board {
     /// Notes that `token` authenticated a request: at most once a minute per
     /// process, a statement in the background moves its `lastUsedAt` when
     /// that is older than a minute.
     pub(crate) fn note_use(&self, token: &TokenId) {
-        if !self.touched.due(token) {
+        if !self.local::<Touched>().due(token) {
             return;
         }
         let (board, token) = (self.clone(), token.clone());

@@ -250,6 +250,10 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// The message for a text that is not an id.
+pub(crate) const NOT_AN_ID: &str =
+    "Expected an id: 24 lowercase letters and digits, starting with a letter";
+
 /// A JSON string.
 pub(crate) fn string(v: &Value) -> Result<String, String> {
     v.as_str()
@@ -272,7 +276,7 @@ pub(crate) fn id<T>(parse: fn(&str) -> Option<T>) -> impl Fn(&Value) -> Result<T
         if is_cuid(s) {
             Ok(parse(s).expect("checked"))
         } else {
-            Err("Invalid cuid".into())
+            Err(NOT_AN_ID.into())
         }
     }
 }
@@ -311,13 +315,16 @@ pub(crate) fn ids<T: PartialEq>(
             .as_array()
             .ok_or_else(|| format!("Expected array, received {}", kind(v)))?;
         if items.len() > max {
-            return Err(format!("Array must contain at most {max} element(s)"));
+            return Err(format!(
+                "Too many: at most {max} ids, this has {}",
+                items.len()
+            ));
         }
         let mut out: Vec<T> = Vec::with_capacity(items.len());
         for item in items {
             let one = id(parse)(item)?;
             if out.contains(&one) {
-                return Err("Array must not repeat an id".into());
+                return Err("Must not name the same id twice".into());
             }
             out.push(one);
         }
@@ -330,7 +337,7 @@ pub(crate) fn one_of(v: &Value, allowed: &[&'static str]) -> Result<&'static str
     let s = string(v)?;
     allowed.iter().copied().find(|a| *a == s).ok_or_else(|| {
         format!(
-            "Invalid enum value. Expected {}, received '{s}'",
+            "Expected one of {}, received '{s}'",
             allowed
                 .iter()
                 .map(|a| format!("'{a}'"))

@@ -16,10 +16,10 @@ use crate::columns::Accent;
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
 
+use crate::board::{Admin, Board};
 use crate::error::{is_unique_violation, taken, Error, Result};
 use crate::ids::{AccountId, ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::text::Name;
-use crate::{Admin, Board};
 
 /// A workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -104,6 +104,7 @@ const DEFAULT_COLUMNS: [(&str, Accent, bool); 3] = [
     ("Done", Accent::Green, true),
 ];
 
+/// Workspaces and projects: the operations of `workspaces.rs`.
 impl Board {
     /// Creates a project with its own (empty) column set (ADMIN of the
     /// workspace): `project.created`. A name taken in the workspace is 409.
@@ -268,6 +269,7 @@ async fn insert_workspace(tx: &mut crate::store::WriteTx, name: &Name) -> Result
     Ok(ws)
 }
 
+/// Workspaces and projects (the operator's side): the operations of `workspaces.rs`.
 impl Admin<'_> {
     /// Creates a workspace with its settings (all defaults) and its tenant set
     /// `To do` (slate), `Doing` (blue), `Done` (green, the done column), in one

@@ -15,14 +15,19 @@ pub const SESSION_COOKIE: &str = "board_session";
 /// authenticate. Name and value are trimmed of white space, as a browser
 /// trims them (RFC 6265 §5.2).
 pub(crate) fn session_cookie(headers: &HeaderMap) -> Option<&str> {
+    cookie(headers, SESSION_COOKIE)
+}
+
+/// The value of the first cookie `name` of the `Cookie` headers, trimmed.
+pub(crate) fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .find_map(|pair| {
-            let (name, value) = pair.split_once('=')?;
-            (name.trim() == SESSION_COOKIE).then(|| value.trim())
+            let (key, value) = pair.split_once('=')?;
+            (key.trim() == name).then(|| value.trim())
         })
 }
 

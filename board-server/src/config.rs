@@ -39,6 +39,10 @@ pub struct Config {
     /// Largest accepted attachment, in bytes.
     #[arg(long, env = "BOARD_MAX_ATTACHMENT_BYTES", default_value_t = 10_485_760)]
     pub max_attachment_bytes: u64,
+    /// Largest accepted import file (a Trello export), in bytes; a larger
+    /// one is answered 413 FILE_TOO_LARGE.
+    #[arg(long, env = "BOARD_MAX_IMPORT_BYTES", default_value_t = 100_000_000)]
+    pub max_import_bytes: u64,
     /// The most files one upload request may hold; one more is answered 413
     /// TOO_MANY_FILES and nothing is stored.
     #[arg(long, env = "BOARD_MAX_FILES_PER_REQUEST", default_value_t = board_core::DEFAULT_MAX_FILES_PER_REQUEST, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000))]
@@ -81,6 +85,11 @@ pub struct Config {
     /// How long live events are kept for resuming streams (`90m`, `24h`, `7d`).
     #[arg(long, env = "BOARD_EVENTS_RETENTION", default_value = "24h", value_parser = parse_duration)]
     pub events_retention: Duration,
+    /// How long events are kept for reading cards' and workspaces' activity
+    /// (`GET /api/cards/[id]/activity`, `GET /api/activity`): at least
+    /// --events-retention.
+    #[arg(long, env = "BOARD_ACTIVITY_RETENTION", default_value = "90d", value_parser = parse_duration)]
+    pub activity_retention: Duration,
     /// The most event streams (`GET /api/events`) open at once; one more is
     /// answered 503.
     #[arg(long, env = "BOARD_MAX_EVENT_STREAMS", default_value_t = 10_000)]
@@ -115,6 +124,16 @@ pub struct Config {
     /// falls into a route's count).
     #[arg(long, env = "BOARD_WEBHOOK_SCAN", default_value = "1s", value_parser = parse_timeout, hide = true)]
     pub webhook_scan: Duration,
+    /// How many hours before a card's due time its assignees (its watchers
+    /// when it has none) are reminded (api.md §26: `due_soon`).
+    #[arg(long, env = "BOARD_DUE_REMINDER_HOURS", default_value_t = board_core::DEFAULT_REMINDER_HOURS,
+          value_parser = clap::value_parser!(u32).range(1..=8760))]
+    pub due_reminder_hours: u32,
+    /// How often the server looks for cards whose due time entered the
+    /// reminder window (hidden: the statement-budget test sets 1h, so that
+    /// no background statement falls into a route's count).
+    #[arg(long, env = "BOARD_DUE_SCAN", default_value = "20s", value_parser = parse_timeout, hide = true)]
+    pub due_scan: Duration,
     /// How long a session (a sign-in from a browser) lasts (api.md §23).
     #[arg(long, env = "BOARD_SESSION_LIFETIME", default_value = "30d", value_parser = parse_session_lifetime)]
     pub session_lifetime: Duration,
@@ -151,6 +170,76 @@ pub struct Config {
     /// (the first run's reset link: this server's address).
     #[arg(long, env = "BOARD_PUBLIC_URL", value_name = "URL")]
     pub public_url: Option<String>,
+    /// The SMTP server of the board's e-mail (api.md §26):
+    /// `smtp://[user:pass@]host[:port]` (STARTTLS when offered;
+    /// `?tls=required` refuses plain text) or `smtps://…` (implicit TLS).
+    /// Without it the board sends no mail.
+    #[arg(long, env = "BOARD_SMTP_URL", value_name = "URL")]
+    pub smtp_url: Option<String>,
+    /// The address the board's e-mail comes from (needed with --smtp-url).
+    #[arg(long, env = "BOARD_MAIL_FROM", value_name = "ADDRESS")]
+    pub mail_from: Option<String>,
+    /// How often the mail worker looks for batches due (hidden; tests).
+    #[arg(long, env = "BOARD_MAIL_SCAN", default_value = "2s", value_parser = parse_timeout, hide = true)]
+    pub mail_scan: Duration,
+    /// Single sign-on (api.md §27): the OpenID provider's issuer URL
+    /// (`https://id.example.org/realms/main`), found by discovery. Off when
+    /// not given.
+    #[arg(long, env = "BOARD_OIDC_ISSUER", value_name = "URL")]
+    pub oidc_issuer: Option<String>,
+    /// This installation's client id at the OpenID provider.
+    #[arg(long, env = "BOARD_OIDC_CLIENT_ID", value_name = "ID")]
+    pub oidc_client_id: Option<String>,
+    /// Its client secret (better given as BOARD_OIDC_CLIENT_SECRET: a flag
+    /// shows in the process list). Never logged.
+    #[arg(long, env = "BOARD_OIDC_CLIENT_SECRET", value_name = "SECRET", hide_env_values = true,
+          value_parser = |s: &str| Ok::<_, String>(Secret(s.to_string())))]
+    pub oidc_client_secret: Option<Secret>,
+    /// The provider's name on the sign-in button ("Sign in with NAME").
+    #[arg(long, env = "BOARD_OIDC_NAME", value_name = "NAME", default_value = board_core::DEFAULT_SSO_NAME)]
+    pub oidc_name: String,
+    /// The scopes asked of the provider, separated by spaces.
+    #[arg(long, env = "BOARD_OIDC_SCOPES", value_name = "SCOPES", default_value = board_core::DEFAULT_SSO_SCOPES)]
+    pub oidc_scopes: String,
+    /// A person the provider knows but no account is linked to gets a new
+    /// account, without any workspace (off: the sign-in page asks them for
+    /// an invitation).
+    #[arg(long, env = "BOARD_OIDC_CREATE_ACCOUNTS", num_args = 0..=1, require_equals = true, default_value = "false",
+          default_missing_value = "true", action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub oidc_create_accounts: bool,
+    /// A person the provider knows, whose token says their address is
+    /// verified, is linked to the one account whose verified address it is
+    /// (off: an address never chooses an account).
+    #[arg(long, env = "BOARD_OIDC_LINK_VERIFIED_EMAIL", num_args = 0..=1, require_equals = true, default_value = "false",
+          default_missing_value = "true", action = clap::ArgAction::Set,
+          value_parser = clap::builder::BoolishValueParser::new())]
+    pub oidc_link_verified_email: bool,
+    /// Refuse sign-in with a password (403 PASSWORD_SIGN_IN_DISABLED):
+    /// people sign in through the provider; bearer tokens and reset links
+    /// still work (`BOARD_PASSWORD_SIGN_IN=off` does the same).
+    #[arg(long)]
+    pub no_password_sign_in: bool,
+    /// Password sign-in: on (default) or off.
+    #[arg(
+        long,
+        env = "BOARD_PASSWORD_SIGN_IN",
+        value_enum,
+        default_value = "on",
+        hide = true
+    )]
+    pub password_sign_in: Switch,
+}
+
+/// A secret from the command line or the environment: its `Debug` never
+/// shows it.
+#[derive(Clone)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(…)")
+    }
 }
 
 /// A session's lifetime: a duration of 1 minute to 3650 days.
@@ -159,6 +248,30 @@ impl Config {
     /// `BOARD_UI=off`.
     pub fn serves_ui(&self) -> bool {
         !self.no_ui && self.ui == Switch::On
+    }
+
+    /// Whether password sign-in is on (not with `--no-password-sign-in` or
+    /// `BOARD_PASSWORD_SIGN_IN=off`).
+    pub fn password_sign_in(&self) -> bool {
+        !self.no_password_sign_in && self.password_sign_in == Switch::On
+    }
+
+    /// The single sign-on settings, when `--oidc-issuer` is given.
+    pub fn sso(&self) -> Option<board_core::SsoSettings> {
+        let issuer = self.oidc_issuer.clone().filter(|i| !i.trim().is_empty())?;
+        Some(board_core::SsoSettings {
+            issuer,
+            client_id: self.oidc_client_id.clone().unwrap_or_default(),
+            client_secret: self.oidc_client_secret.as_ref().map(|s| s.0.clone()),
+            name: self.oidc_name.clone(),
+            scopes: self
+                .oidc_scopes
+                .split_whitespace()
+                .map(String::from)
+                .collect(),
+            create_accounts: self.oidc_create_accounts,
+            link_verified_email: self.oidc_link_verified_email,
+        })
     }
 
     /// What the server believes of proxies (`--trust-proxy`, `--trusted-proxies`).

@@ -62,7 +62,11 @@ impl ApiError {
         let status =
             StatusCode::from_u16(e.status_code()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         let message = match status {
-            StatusCode::SERVICE_UNAVAILABLE if matches!(e, Error::Busy) => e.to_string(),
+            StatusCode::SERVICE_UNAVAILABLE
+                if matches!(e, Error::Busy | Error::ProviderUnavailable(_)) =>
+            {
+                e.to_string()
+            }
             StatusCode::SERVICE_UNAVAILABLE => {
                 tracing::warn!(error = %e, "database unavailable");
                 format!("the database cannot be reached now: retry in {RETRY_AFTER_SECONDS} s")
@@ -145,7 +149,8 @@ impl HttpStatus for Error {
             Error::Forbidden(_)
             | Error::ColumnManagementDisabled
             | Error::AttachmentsDisabled
-            | Error::NotAuthor(_) => 403,
+            | Error::NotAuthor(_)
+            | Error::PasswordSignInDisabled => 403,
             Error::NotFound(_) | Error::Unknown(_) => 404,
             Error::LinkExists | Error::Conflict(_) | Error::NameTaken(_) | Error::Transfer(_) => {
                 409
@@ -155,8 +160,14 @@ impl HttpStatus for Error {
             Error::FileTooLarge(_) | Error::TooManyFiles(_) => 413,
             Error::UnsupportedFormat(_) => 415,
             // Every domain rule, `WIP_LIMIT` (api.md §20) included.
-            Error::Validation(_) | Error::Rule(..) => 422,
-            Error::Unavailable(_) | Error::Busy => 503,
+            Error::Validation(_) | Error::Rule(..) | Error::NotATrelloExport(_) => 422,
+            Error::SsoRefused(reason, ..) => match reason {
+                board_core::SsoReason::IdentityTaken => 409,
+                board_core::SsoReason::NoAccount => 403,
+                board_core::SsoReason::Invitation => 404,
+                _ => 400,
+            },
+            Error::Unavailable(_) | Error::Busy | Error::ProviderUnavailable(_) => 503,
             Error::Config(_)
             | Error::Database(_)
             | Error::Io(_)

@@ -56,6 +56,8 @@ pub struct Server {
     first_run: Option<Bootstrap>,
     /// The first run's reset link for `admin` (api.md §23).
     first_reset: Option<String>,
+    /// The OpenID provider (api.md §27), when configured.
+    sso: Option<Arc<board_core::Provider>>,
 }
 
 impl Server {
@@ -74,6 +76,14 @@ impl Server {
             Some(n) => tracing::debug!(open_files = n, "open-files limit"),
             None => {}
         }
+        if config.activity_retention < config.events_retention {
+            anyhow::bail!(
+                "--activity-retention ({}s) is shorter than --events-retention ({}s): \
+                 give it at least as long (default 90d)",
+                config.activity_retention.as_secs(),
+                config.events_retention.as_secs()
+            );
+        }
         let listener = TcpListener::bind(config.listen).await.map_err(|e| {
             anyhow::anyhow!(
                 "cannot listen on {}: {e}; choose another address with --listen or BOARD_LISTEN",
@@ -83,14 +93,41 @@ impl Server {
         let addr = listener.local_addr()?;
         let mut options = Options::new(&config.database_url);
         options.files_dir = config.files_dir.clone();
-        options.files_url = config.files_url.clone();
+        // The bucket first: a server that cannot reach it stops before it
+        // makes a database (or its folder) it would leave behind.
+        if let Some(url) = &config.files_url {
+            options.file_store = Some(std::sync::Arc::new(
+                board_core::S3Store::connect(url).await?,
+            ));
+        }
         options.temp_grace = config.sweep_grace;
         options.webhook_allow_private = config.webhook_allow_private;
+        options.smtp_url = config.smtp_url.clone();
+        options.mail_from = config.mail_from.clone();
+        options.public_url = Some(
+            config
+                .public_url
+                .clone()
+                .unwrap_or_else(|| format!("http://{addr}")),
+        );
         options.max_attachment_bytes = config.max_attachment_bytes;
         options.max_files_per_request = config.max_files_per_request;
         options.attachments_enabled = config.attachments == config::Switch::On;
+        // Single sign-on: one discovery now; a provider out of reach is
+        // tried again in the background once the server serves.
+        let sso = match config.sso() {
+            Some(settings) => {
+                let provider = board_core::Provider::new(settings)?;
+                if let Err(e) = provider.discover().await {
+                    tracing::warn!(issuer = ?provider.settings().issuer, error = %e,
+                        "OpenID provider unreachable at start: retrying in the background");
+                }
+                Some(provider)
+            }
+            None => None,
+        };
         let board = Board::open_with(options).await?;
-        sweep(&board, config.events_retention).await;
+        sweep(&board, config.events_retention, config.activity_retention).await;
         let first_run = board.admin().bootstrap().await?;
         let first_reset = match &first_run {
             Some(first) => {
@@ -109,6 +146,7 @@ impl Server {
             config,
             first_run,
             first_reset,
+            sso,
         })
     }
 
@@ -145,9 +183,20 @@ impl Server {
             addr,
             board,
             config,
+            sso,
             ..
         } = self;
-        let sweeper = tokio::spawn(sweep_hourly(board.clone(), config.events_retention));
+        let discovering = sso
+            .as_ref()
+            .filter(|p| !p.is_discovered())
+            .map(|p| p.keep_discovering());
+        let sweeper = tokio::spawn(sweep_hourly(
+            board.clone(),
+            config.events_retention,
+            config.activity_retention,
+        ));
+        let window = std::time::Duration::from_secs(u64::from(config.due_reminder_hours) * 3600);
+        let reminders = tokio::spawn(remind_due(board.clone(), window, config.due_scan));
         let webhooks = board.deliver_webhooks(board_core::WebhookSettings {
             timeout: config.webhook_timeout,
             give_up: config.webhook_give_up,
@@ -156,6 +205,10 @@ impl Server {
             allow_private: config.webhook_allow_private,
             ..board_core::WebhookSettings::default()
         })?;
+        let mail = board.send_mail(board_core::MailSettings {
+            scan: config.mail_scan,
+            ..board_core::MailSettings::default()
+        });
         let metrics = Arc::new(metrics::Metrics::default());
         // Open event streams end when shutdown starts, so that graceful
         // shutdown does not wait for them forever.
@@ -166,6 +219,7 @@ impl Server {
             streams: Arc::new(tokio::sync::Semaphore::new(config.max_event_streams)),
             config,
             metrics: metrics.clone(),
+            sso,
         });
         let origins = app.config.allowed_origins.clone();
         let app_config = app.config.clone();
@@ -182,7 +236,13 @@ impl Server {
             ),
             metrics,
         );
-        tracing::info!(%addr, backend = ?board.backend(), "listening");
+        tracing::info!(
+            %addr,
+            backend = ?board.backend(),
+            version = env!("CARGO_PKG_VERSION"),
+            schema = board.backend().schema_version(),
+            "listening"
+        );
         let limits = conn::Limits {
             header: app_config.header_timeout,
             body: app_config.body_timeout,
@@ -195,7 +255,14 @@ impl Server {
         })
         .await;
         sweeper.abort();
+        reminders.abort();
+        if let Some(task) = discovering {
+            task.abort();
+        }
         webhooks.stop().await;
+        if let Some(mail) = mail {
+            mail.stop().await;
+        }
         board.close().await;
         tracing::info!("stopped");
         Ok(())
@@ -203,12 +270,26 @@ impl Server {
 }
 
 /// Runs the core sweep (orphan files, crash leftovers, loose uploads over 24 h),
-/// the events' retention and the sign-in throttle's old failures, and logs
+/// the events' retention, old mail batches and codes, and the sign-in
+/// throttle's old failures, and logs
 /// what they removed.
-async fn sweep(board: &Board, retention: std::time::Duration) {
-    match board.admin().prune_events(retention).await {
+async fn sweep(board: &Board, retention: std::time::Duration, activity: std::time::Duration) {
+    match board.admin().prune_events(retention, activity).await {
         Ok(n) => tracing::info!(events = n, "events pruned"),
         Err(e) => tracing::warn!(error = %e, "pruning events failed"),
+    }
+    match board.admin().prune_notifications().await {
+        Ok(n) => tracing::info!(notifications = n, "notifications past 90 days pruned"),
+        Err(e) => tracing::warn!(error = %e, "pruning notifications failed"),
+    }
+    match board.admin().prune_mail().await {
+        Ok(n) => tracing::info!(
+            batches = n.batches,
+            verifications = n.verifications,
+            resets = n.resets,
+            "finished mail batches and spent codes pruned"
+        ),
+        Err(e) => tracing::warn!(error = %e, "pruning mail failed"),
     }
     match board.admin().prune_auth_failures().await {
         Ok(n) => tracing::debug!(failures = n, "sign-in failures past the window pruned"),
@@ -226,12 +307,26 @@ async fn sweep(board: &Board, retention: std::time::Duration) {
     }
 }
 
-async fn sweep_hourly(board: Board, retention: std::time::Duration) {
+/// Sends the due reminders (api.md §26) every `every`: a card whose due
+/// time entered the `window` is reminded within that period.
+async fn remind_due(board: Board, window: std::time::Duration, every: std::time::Duration) {
+    let mut tick = tokio::time::interval(every);
+    loop {
+        tick.tick().await;
+        match board.admin().remind_due(window).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(cards = n, "due reminders made"),
+            Err(e) => tracing::warn!(error = %e, "due reminders failed"),
+        }
+    }
+}
+
+async fn sweep_hourly(board: Board, retention: std::time::Duration, activity: std::time::Duration) {
     let mut tick = tokio::time::interval(std::time::Duration::from_secs(3600));
     tick.tick().await;
     loop {
         tick.tick().await;
-        sweep(&board, retention).await;
+        sweep(&board, retention, activity).await;
     }
 }
 

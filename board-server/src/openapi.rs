@@ -172,6 +172,13 @@ const LINKS: &[(&str, &str, &str, &str, &str)] = &[
     (
         "createCard",
         "201",
+        "cardActivity",
+        "id",
+        "$response.body#/id",
+    ),
+    (
+        "createCard",
+        "201",
         "listComments",
         "id",
         "$response.body#/id",

@@ -571,3 +571,60 @@ on_both_backends! {
         }
     }
 }
+
+/// `--files-url` with no AWS settings stops the server with the one error that
+/// says what to set: no warnings of the SDK's look for a region first, and
+/// no `board-data/` folder left where it ran (the bucket is checked before
+/// the database is made).
+#[tokio::test]
+async fn an_unreachable_bucket_stops_the_server_before_it_makes_a_database() {
+    let dir = std::env::temp_dir().join(format!("board-s3-start-{}", cuid2::create_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut cmd = tokio::process::Command::new(SERVER);
+    cmd.args([
+        "--files-url",
+        "s3://no-such-bucket",
+        "--listen",
+        "127.0.0.1:0",
+    ])
+    .current_dir(&dir)
+    .env_remove("BOARD_DATABASE_URL")
+    .env_remove("BOARD_FILES_DIR")
+    .env_remove("BOARD_FILES_URL")
+    .env_remove("BOARD_LOG");
+    for (key, _) in std::env::vars().filter(|(k, _)| k.starts_with("AWS_")) {
+        cmd.env_remove(key);
+    }
+    let out = cmd.output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("board-server: --files-url s3://no-such-bucket: "),
+        "{stderr}"
+    );
+    assert!(stderr.contains("AWS_REGION"), "{stderr}");
+    let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A start on a PostgreSQL database that is already migrated logs no
+/// server notice (`relation "_sqlx_migrations" already exists, skipping`):
+/// nothing is wrong, so nothing is said, even at the most talkative level.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn a_second_start_on_postgres_logs_no_notice() {
+    let db = TestDb::new(Backend::Postgres).await;
+    for _ in 0..2 {
+        let server = start_server(SERVER, &db, &[("BOARD_LOG", "trace")]).await;
+        drop(server);
+    }
+    let log = std::fs::read_to_string(testkit::process::log_path(&db)).unwrap();
+    // The migrator's statements are in the log (at debug), its notice not.
+    assert!(log.contains("_sqlx_migrations"), "{log}");
+    assert!(!log.contains("already exists"), "{log}");
+}

@@ -158,12 +158,49 @@ async fn patch_count(app: &App, path: String, tag: Option<String>, body: Value) 
     logged(app) - before
 }
 
+/// Makes `n` new members of the app's workspace watch `card` (written
+/// straight into the database: fixtures, not the route counted).
+async fn watchers(app: &App, card: &str, n: usize) {
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(&app.db.url).await.expect("connect");
+    let at = "2026-01-01T00:00:00.000Z";
+    for i in 0..n {
+        let id = format!("w{i:023}");
+        let name = format!("watcher {i}");
+        sqlx::query(
+            "INSERT INTO accounts (id, name, name_key, created_at) VALUES ($1, $2, $2, $3)",
+        )
+        .bind(&id)
+        .bind(&name)
+        .bind(at)
+        .execute(&pool)
+        .await
+        .unwrap();
+        sqlx::query("INSERT INTO memberships (workspace_id, account_id, role, created_at) VALUES ($1, $2, 'VIEWER', $3)")
+            .bind(&app.tenant).bind(&id).bind(at).execute(&pool).await.unwrap();
+        sqlx::query("INSERT INTO card_watches (card_id, account_id, watching, chosen_at) VALUES ($1, $2, 1, $3)")
+            .bind(card).bind(&id).bind(at).execute(&pool).await.unwrap();
+    }
+    pool.close().await;
+}
+
+/// How many notifications the database holds.
+async fn notifications(app: &App) -> i64 {
+    let pool = sqlx::AnyPool::connect(&app.db.url).await.expect("connect");
+    let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM notifications")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    pool.close().await;
+    n
+}
+
 on_both_backends! {
     async fn each_route_keeps_its_statement_budget(backend) {
         let db = TestDb::new(backend).await;
         // The webhook worker looks for work at start, then not again for an
         // hour: none of its statements falls into a route's count.
-        let env = [("BOARD_LOG", "warn,sqlx::query=debug"), ("BOARD_WEBHOOK_SCAN", "1h")];
+        let env = [("BOARD_LOG", "warn,sqlx::query=debug"), ("BOARD_WEBHOOK_SCAN", "1h"), ("BOARD_DUE_SCAN", "1h")];
         let server = start_server(SERVER, &db, &env).await;
         let (token, tenant) = first_run(&server.lines).expect("first run");
         let app = App { db, server, token, tenant, http: reqwest::Client::new() };
@@ -206,13 +243,23 @@ on_both_backends! {
             // The comment's INSERT, its word and its event run prepared, by
             // name (their texts are never sent); so do a move's gate, re-read,
             // column lock (with its commit), history entry and event.
-            assert_eq!(by_name(&app, before, "INSERT INTO comments"), (4, 0), "comment POST");
+            // So do its notifications' two statements (api.md §26).
+            assert_eq!(by_name(&app, before, "INSERT INTO comments"), (6, 0), "comment POST");
             let before = logged(&app);
             let (_, n) = count(&app, "PATCH", &format!("/api/cards/{card}"), Some(json!({"columnId": cols[0]["id"]}))).await;
             assert_eq!(n, 4, "a move's round trips");
-            assert_eq!(by_name(&app, before, "INSERT INTO history"), (7, 0), "move");
+            assert_eq!(by_name(&app, before, "INSERT INTO history"), (9, 0), "move");
             count(&app, "PATCH", &format!("/api/cards/{card}"), Some(json!({"columnId": cols[1]["id"]}))).await;
         }
+        // api.md §26: a comment on a card with 20 watchers (who are told,
+        // in the same commit) costs the round trips of one with none.
+        let plain = counts.iter().find(|(name, _)| *name == "POST …/comments").unwrap().1;
+        watchers(&app, &card, 20).await;
+        let (_, n) = count(&app, "POST", &format!("/api/cards/{card}/comments"), Some(json!({"content": "hi all"}))).await;
+        assert_eq!(n, plain, "a comment on a card with 20 watchers");
+        let told = app.call("GET", &format!("/api/cards/{card}/comments"), None).await;
+        assert_eq!(told.status, 200);
+        assert_eq!(notifications(&app).await, 20, "each watcher is told once");
         let (_, n) = count(&app, "GET", &format!("/api/cards/{card}/comments"), None).await;
         counts.push(("GET …/comments", n));
         let (_, n) = count(&app, "GET", &format!("/api/cards/{card}/history"), None).await;

@@ -26,10 +26,12 @@ use tokio::task::JoinHandle;
 
 pub mod bench;
 pub mod counts;
+pub mod mail;
 pub mod order;
 pub mod process;
 pub mod receiver;
 pub mod sse;
+pub mod trello;
 pub mod wip;
 
 pub use board_server::Config;

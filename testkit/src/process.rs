@@ -32,6 +32,8 @@ pub async fn start_server(bin: &str, db: &TestDb, env: &[(&str, &str)]) -> Serve
         .env("BOARD_FILES_DIR", db.files_dir())
         .env("BOARD_LISTEN", "127.0.0.1:0")
         .env("BOARD_LOG", "warn")
+        .env_remove("BOARD_SMTP_URL")
+        .env_remove("BOARD_MAIL_FROM")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::from(
@@ -158,6 +160,9 @@ pub async fn cli(bin: impl AsRef<Path>, db: &TestDb, args: &[&str]) -> Cli {
     cmd.args(args)
         .env("BOARD_DATABASE_URL", &db.url)
         .env("BOARD_FILES_DIR", db.files_dir())
+        .env_remove("BOARD_SMTP_URL")
+        .env_remove("BOARD_MAIL_FROM")
+        .env_remove("BOARD_PUBLIC_URL")
         .stdin(Stdio::null());
     files_url(&mut cmd, db);
     let out = cmd.output().await.expect("run board");

@@ -52,8 +52,10 @@ on_both_backends! {
         assert_eq!(second["position"], 2 * 65536, "cards go to the end of their column");
 
         let path = format!("/api/cards/{}", id(&card));
-        let got = app.call("GET", &path, None).await;
+        let mut got = app.call("GET", &path, None).await;
         assert_eq!(got.status, 200);
+        // The reader's own `watching` (api.md §26) is the GET's alone.
+        assert_eq!(got.body.as_object_mut().unwrap().remove("watching"), Some(json!(true)));
         assert_eq!(got.body, card);
 
         let moved = app.call("PATCH", &path, Some(json!({"columnId": doing, "title": "Renamed"}))).await;
@@ -174,7 +176,8 @@ on_both_backends! {
         assert!(r.body["details"]["fieldErrors"]["columnId"].is_array());
 
         // The card did not change.
-        let after = app.call("GET", &path, None).await;
+        let mut after = app.call("GET", &path, None).await;
+        after.body.as_object_mut().unwrap().remove("watching");
         assert_eq!(after.body, card);
     }
 

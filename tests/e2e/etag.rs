@@ -307,7 +307,10 @@ on_both_backends! {
         }
         // Credentials first: a revoked token is 401, never 304.
         let token = app.account_in(&app.tenant, "carol", "viewer").await;
-        let h = [("if-none-match", current.as_str())];
+        // Carol does not watch the card: her tag is her own (api.md §26).
+        let hers = send(&app, &app.base, &token, "GET", &path, &[], None).await.tag.unwrap();
+        assert_ne!(hers, current, "the creator watches it, carol does not");
+        let h = [("if-none-match", hers.as_str())];
         assert_eq!(send(&app, &app.base, &token, "GET", &path, &h, None).await.status, 304);
         let tid = board_core::TokenId::from_token_or_id(&token).unwrap();
         app.operator().admin().revoke_token(&tid).await.unwrap();
@@ -464,5 +467,85 @@ on_both_backends! {
             }
         }
         drop(second);
+    }
+
+    async fn a_write_answers_the_tag_and_html_a_read_would_carry(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = id(&app.card("A").await);
+        let path = format!("/api/cards/{card}");
+        let thread = format!("{path}/comments");
+        let call = |method: &'static str, path: String, cond: Option<String>, body: Value| {
+            let app = &app;
+            async move {
+                let headers: Vec<(&str, &str)> = cond.as_deref().map(|c| ("if-match", c)).into_iter().collect();
+                send(app, &app.base, &app.token, method, &path, &headers, Some(body)).await
+            }
+        };
+        // A save answers the card without the reader's own `watching`, and
+        // the card's own tag: the read's, for a reader who does not watch it.
+        let unwatched = app.call("DELETE", &format!("{path}/watch"), None).await;
+        assert_eq!(unwatched.status, 200, "{:?}", unwatched.body);
+        let without_watching = |mut v: Value| {
+            assert_eq!(v.as_object_mut().unwrap().remove("watching"), Some(json!(false)));
+            v
+        };
+        // Each save answers what the read answers now, tag included, and that
+        // tag is the If-Match of the next save: one request per save.
+        let mut cond = None;
+        let bodies = [json!({"title": "B"}), json!({"description": "*new*"}), json!({"title": "B"})];
+        for (i, body) in bodies.into_iter().enumerate() {
+            for (query, html) in [("", false), ("?html=true", true)] {
+                let saved = call("PATCH", format!("{path}{query}"), cond.clone(), body.clone()).await;
+                assert_eq!(saved.status, 200, "save {i}{query}: {}", String::from_utf8_lossy(&saved.body));
+                let read = get(&app, &format!("{path}{query}"), "").await;
+                assert_eq!(saved.tag, read.tag, "save {i}{query}: the tag of the read");
+                assert_eq!(saved.json(), without_watching(read.json()), "save {i}{query}: the read");
+                assert_eq!(saved.json()["descriptionHtml"].is_string(), html, "save {i}{query}");
+                cond = saved.tag;
+            }
+        }
+        // A move too, and a refused html leaves the card as it was.
+        let columns = app.call("GET", &format!("/api/columns?tenant={}", app.tenant), None).await.body;
+        let done = columns[2]["id"].as_str().unwrap().to_string();
+        let moved = call("PATCH", path.clone(), cond.clone(), json!({"columnId": done})).await;
+        assert_eq!(moved.tag, get(&app, &path, "").await.tag, "a move's tag");
+        // A label or an assignee put or taken off answers the card's tag too.
+        let label = app.call("POST", "/api/labels", Some(json!({"tenantId": app.tenant, "name": "L"}))).await.body;
+        let me = app.call("GET", "/api/me", None).await.body["id"].as_str().unwrap().to_string();
+        for (method, mark) in [("PUT", format!("labels/{}", id(&label))), ("PUT", format!("assignees/{me}")),
+                               ("DELETE", format!("labels/{}", id(&label))), ("DELETE", format!("assignees/{me}"))] {
+            let r = send(&app, &app.base, &app.token, method, &format!("{path}/{mark}"), &[], None).await;
+            assert_eq!(r.status, 200, "{method} {mark}");
+            let read = get(&app, &path, "").await;
+            assert_eq!((r.json(), r.tag), (without_watching(read.json()), read.tag), "{method} {mark}: the read's card and tag");
+        }
+        let refused = call("PATCH", format!("{path}?html=maybe"), None, json!({"title": "C"})).await;
+        assert_eq!(refused.status, 422);
+        assert_eq!(get(&app, &path, "").await.json()["title"], "B", "nothing changed");
+
+        // Comments: a new one and an edit answer the thread's tag.
+        let mut cond: Option<String> = None;
+        for (i, query) in ["", "?html=true", "?html=true", ""].into_iter().enumerate() {
+            let posted = call("POST", format!("{thread}{query}"), None, json!({"content": format!("*c{i}*")})).await;
+            assert_eq!(posted.status, 201, "{}", String::from_utf8_lossy(&posted.body));
+            let read = get(&app, &format!("{thread}{query}"), "").await;
+            assert_eq!(posted.tag, read.tag, "POST {i}{query}: the thread's tag");
+            let listed = read.json().as_array().unwrap().last().cloned().unwrap();
+            assert_eq!(posted.json(), listed, "POST {i}{query}: the comment as the thread shows it");
+            if let Some(cond) = &cond {
+                assert_eq!(get(&app, &format!("{thread}{query}"), cond).await.status, 200, "the earlier tag is stale");
+            }
+            let comment = format!("/api/comments/{}", id(&posted.json()));
+            let edited = call("PATCH", format!("{comment}{query}"), posted.tag.clone(), json!({"content": format!("c{i}!")})).await;
+            assert_eq!(edited.status, 200, "the POST's tag is the next If-Match: {}", String::from_utf8_lossy(&edited.body));
+            let read = get(&app, &format!("{thread}{query}"), "").await;
+            assert_eq!(edited.tag, read.tag, "PATCH {i}{query}: the thread's tag");
+            assert_eq!(get(&app, &format!("{thread}{query}"), edited.tag.as_deref().unwrap()).await.status, 304);
+            cond = edited.tag;
+        }
+        let before = get(&app, &thread, "").await.json().as_array().unwrap().len();
+        let refused = call("POST", format!("{thread}?html=1"), None, json!({"content": "x"})).await;
+        assert_eq!(refused.status, 422);
+        assert_eq!(get(&app, &thread, "").await.json().as_array().unwrap().len(), before, "nothing added");
     }
 }

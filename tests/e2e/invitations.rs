@@ -185,6 +185,30 @@ on_both_backends! {
         assert_eq!(r.0, 404, "a new password voids the links sent before: {:?}", r.1);
     }
 
+    // The reset page reads whose link it holds, without using it; a code
+    // that does not serve is 404 and counts like a reset's.
+    async fn a_reset_link_names_its_account_without_being_used(backend) {
+        let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;
+        let code = code_of(&app.first_reset);
+        let r = post(&app, "/api/password-reset/account", "10.6.4.1", None, json!({"code": code})).await;
+        assert_eq!((r.0, r.1["name"].as_str()), (200, Some("admin")), "{:?}", r.1);
+        assert!(r.2.is_none(), "no session");
+        let r = post(&app, "/api/password-reset/account", "10.6.4.1", None, json!({"code": code, "x": 1})).await;
+        assert_eq!(r.0, 422, "{:?}", r.1);
+        let r = post(&app, "/api/password-reset", "10.6.4.1", None, json!({"code": code, "password": PASSWORD})).await;
+        assert_eq!(r.0, 200, "the link still serves: {:?}", r.1);
+        let r = post(&app, "/api/password-reset/account", "10.6.4.1", None, json!({"code": code})).await;
+        assert_eq!((r.0, r.1["error"].as_str()), (404, Some("NOT_FOUND")), "used: {:?}", r.1);
+        for _ in 0..60 {
+            let r = post(&app, "/api/password-reset/account", "10.6.4.2", None, json!({"code": "0"})).await;
+            if r.0 == 429 {
+                return;
+            }
+            assert_eq!(r.0, 404, "{:?}", r.1);
+        }
+        panic!("unknown codes are never throttled");
+    }
+
     // The reset body is {code, password}: any other key is 422.
     async fn a_reset_with_an_unknown_key_is_422(backend) {
         let app = common::spawn_app_with(backend, &[("BOARD_TRUST_PROXY", "true")]).await;

@@ -4,6 +4,7 @@
 //!
 //! `cargo test --test e2e`; one module: `cargo test --test e2e cards::`.
 
+mod activity;
 mod archive;
 mod attachments;
 mod auth;
@@ -24,16 +25,21 @@ mod fused;
 mod history;
 mod hostile;
 mod invitations;
+mod mail;
 mod members;
+mod notifications;
 mod objects;
 mod openapi;
 mod order;
 mod people;
+mod preview;
 mod relations;
 mod schema;
 mod search;
 mod settings;
+mod sso;
 mod team;
+mod trello;
 mod ui;
 mod unavailable;
 mod upload_caps;

@@ -328,3 +328,15 @@ async fn sqlite_and_postgres_find_the_same_cards_in_the_same_order() {
     // The projects narrow alike too.
     assert!(found > 30, "the queries find something: {found}");
 }
+
+on_both_backends! {
+    async fn snippets_are_the_words_a_reader_sees(backend) {
+        let app = common::spawn_app(backend).await;
+        let card = id(&app.card("Plain title").await);
+        comment(&app, &card, "**Bold** rollout, see [the guide](https://example.com/rollout-guide) and `cargo run`").await;
+        let r = search(&app, "&q=rollout").await;
+        let m = &r.body["results"][0]["matches"][0];
+        assert_eq!(m["field"], "comment");
+        assert_eq!(m["snippet"], "Bold rollout, see the guide and cargo run");
+    }
+}

@@ -282,7 +282,7 @@ on_both_backends! {
             app.card(&format!("c{i}")).await;
         }
         tokio::time::sleep(Duration::from_millis(300)).await;
-        app.operator().admin().prune_events(Duration::ZERO).await.unwrap();
+        app.operator().admin().prune_events(Duration::ZERO, Duration::ZERO).await.unwrap();
         receiver.set_mode(Mode::Accept);
         let got = receiver.wait_for(Duration::from_secs(15), |s| s.len() >= 3).await;
         assert_eq!(got.len(), 3, "none of the undelivered events was pruned: {got:?}");
@@ -293,7 +293,7 @@ on_both_backends! {
         for i in 0..3 {
             app.card(&format!("d{i}")).await;
         }
-        app.operator().admin().prune_events(Duration::ZERO).await.unwrap();
+        app.operator().admin().prune_events(Duration::ZERO, Duration::ZERO).await.unwrap();
         let r = app.call("PATCH", &format!("/api/webhooks/{id}"), Some(json!({"active": true}))).await;
         assert_eq!(r.status, 200);
         assert_eq!(r.body["skipped"], 2, "three events, the newest kept: {:?}", r.body);

@@ -23,9 +23,13 @@ What is mapped, and how:
 - `board` and `board-server` are target/debug/board and
   target/debug/board-server (a folder of links first on PATH): what
   `cargo install --path …` installs, built by `cargo build`.
-- In the blocks' text, `127.0.0.1:8080` becomes the test server's address,
-  `8099` (the webhook receiver's port) a free port, and the placeholders
-  `brd_…` and `ckv7…` the token and tenant id the first start printed.
+- The blocks reach the server through the variable `B`, which the README
+  sets once (`B=http://127.0.0.1:8080`): this script sets it to the test
+  server's address, on another port, in that line alone, and fails on any
+  other block line that names `127.0.0.1:8080` (a reader who runs the server
+  elsewhere changes one line). `8099` (the webhook receiver's port) becomes a
+  free port, and the placeholders `brd_…` and `ckv7…` the token and tenant id
+  the first start printed.
 - `curl` runs with `--fail-with-body` (an error answer fails its block), except
   a call given `-w`/`--write-out`: that block prints the status itself, and
   its `# →` comment says which it expects.
@@ -143,7 +147,12 @@ class Run:
             self.server = None
 
     def run_block(self, n, line, body):
-        text = body.replace("127.0.0.1:8080", f"127.0.0.1:{self.port}").replace("8099", str(self.hook_port))
+        text = re.sub(r"^B=http://127\.0\.0\.1:8080\b", f"B=http://127.0.0.1:{self.port}", body,
+                      flags=re.M)
+        if "127.0.0.1:8080" in text:
+            self.fail(line, body, self.log.stat().st_size,
+                      "it names 127.0.0.1:8080: reach the server through $B")
+        text = text.replace("8099", str(self.hook_port))
         if self.token:
             text = text.replace("brd_…", self.token).replace("ckv7…", self.tenant)
         script = self.dir / f".block{n}.sh"

@@ -1,9 +1,14 @@
 """Takes the UI's screenshots into docs/screenshots/: sign-in, board, a card's
-dialog, settings and account, light and dark, 1440 and 390 px wide, on a board seeded like a
-team's. Run: `python3 tests/ui/screenshots.py` (after `cargo build -p board-server`)."""
+dialog, settings, account, the filtered board, the labels page, my cards, the flow page, the
+activity page, the inbox and `@` suggestions, light and dark, 1440 and 390 px wide, on a board seeded like a
+team's. With `BOARD_TEST_SMTP_URL` and `BOARD_TEST_OIDC_URL` (the SMTP server and OpenID provider of
+the tests) the server sends mail and offers single sign-on, as a team's would, and the sign-in and
+account pages show it. Run: `python3 tests/ui/screenshots.py` (after `cargo build -p board-server`)."""
 
 import json
+import os
 import re
+import subprocess
 import sys
 import urllib.request
 import uuid
@@ -54,6 +59,18 @@ def seed(s):
         for i in range(comments):
             s.ok("POST", f"/api/cards/{card['id']}/comments", {"content": f"note {i + 1}"})
     dialog_card(s)
+    # My cards: the admin's work across due dates.
+    me = s.ok("GET", "/api/me")["id"]
+    cards = {c["title"]: c["id"] for col in s.board()["columns"] for c in col["cards"]}
+    for title in ("Rotate the staging certificate", "Drag and drop on touch screens", "Dark mode contrast on labels",
+                  "Export includes label colours"):
+        s.ok("PUT", f"/api/cards/{cards[title]}/assignees/{me}")
+    # The inbox: a mention, an assignment and a move by others, besides the comments above.
+    ana, bruno = session(s, "Ana Lima"), session(s, "Bruno Costa")
+    s.ok("POST", f"/api/cards/{cards['Webhook retries back off']}/comments",
+         {"content": "@admin could you check the backoff cap before Friday's release?"}, token=ana)
+    s.ok("PUT", f"/api/cards/{cards['Sign-in page remembers the last board']}/assignees/{me}", token=bruno)
+    s.ok("PATCH", f"/api/cards/{cards['Onboarding guide for new teams']}", {"columnId": s.column("Review")["id"]}, token=bruno)
 
 
 def session(s, name):
@@ -91,11 +108,27 @@ def dialog_card(s):
     s.ok("POST", f"/api/cards/{card}/relations", {"targetId": cards["Search snippets for descriptions"], "kind": "RELATED"})
 
 
+def extras():
+    """The server's mail and single sign-on settings, when the test services are there."""
+    args = []
+    if os.environ.get("BOARD_TEST_SMTP_URL"):
+        args += ["--smtp-url", os.environ["BOARD_TEST_SMTP_URL"], "--mail-from", "board@example.test"]
+    if os.environ.get("BOARD_TEST_OIDC_URL"):
+        args += ["--oidc-issuer", os.environ["BOARD_TEST_OIDC_URL"].rstrip("/"), "--oidc-client-id", "board-ui",
+                 "--oidc-client-secret", "board-ui-secret", "--oidc-name", "Company account"]
+    return args
+
+
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    s = Server("sqlite")
+    s = Server("sqlite", extras())
     try:
         seed(s)
+        if os.environ.get("BOARD_TEST_SMTP_URL"):
+            # The admin's address, verified by the operator: the account page shows it.
+            subprocess.run([str(ROOT / "target/debug/board"), "account", "email", "admin", "admin@example.org", "--verified"],
+                           env=dict(os.environ, BOARD_DATABASE_URL=f"sqlite://{s.dir}/board.db"), check=True,
+                           stdout=subprocess.DEVNULL)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             for scheme in ("light", "dark"):
@@ -103,7 +136,7 @@ def main():
                     name = f"{scheme}-{width}"
                     page = new_page(browser, s, signed_in=False, width=width, height=height, color_scheme=scheme)
                     page.goto("/")
-                    page.get_by_role("button", name="Sign in").wait_for()
+                    page.get_by_role("button", name="Sign in", exact=True).wait_for()
                     page.screenshot(path=OUT / f"signin-{name}.png")
                     page.context.close()
                     page = new_page(browser, s, width=width, height=height, color_scheme=scheme)
@@ -117,6 +150,19 @@ def main():
                     dialog.get_by_role("region", name="Comments").get_by_role("img").wait_for()
                     dialog.get_by_role("region", name="Attachments").evaluate("el => el.scrollIntoView({block: 'start'})")
                     page.screenshot(path=OUT / f"card-comments-{name}.png")
+                    dialog.get_by_role("region", name="Activity").get_by_role("listitem").first.wait_for()
+                    dialog.get_by_role("region", name="Activity").evaluate("el => el.scrollIntoView({block: 'end'})")
+                    page.screenshot(path=OUT / f"card-activity-{name}.png")
+                    box = dialog.get_by_role("textbox", name="Write a comment")
+                    box.press_sequentially("Thanks, @")
+                    dialog.get_by_role("listbox", name="Members").wait_for()
+                    box.evaluate("el => el.scrollIntoView({block: 'center'})")
+                    page.screenshot(path=OUT / f"mention-{name}.png")
+                    box.fill("")
+                    page.keyboard.press("Escape")
+                    page.get_by_role("button", name=re.compile("^Notifications")).click()
+                    page.get_by_role("region", name="Notifications").get_by_role("listitem").first.wait_for()
+                    page.screenshot(path=OUT / f"inbox-{name}.png")
                     page.keyboard.press("Escape")
                     page.goto(f"/w/{s.tenant}/settings")
                     page.get_by_role("heading", name="Members").wait_for()
@@ -124,6 +170,22 @@ def main():
                     page.goto("/account")
                     page.get_by_role("region", name="Sessions").get_by_role("table").wait_for()
                     page.screenshot(path=OUT / f"account-{name}.png", full_page=True)
+                    feature = next(x["id"] for x in s.ok("GET", f"/api/labels?tenant={s.tenant}") if x["name"] == "feature")
+                    page.goto(f"/w/{s.tenant}?label={feature}")
+                    page.get_by_role("button", name="Filter", exact=True).click()
+                    page.screenshot(path=OUT / f"board-filtered-{name}.png")
+                    page.goto(f"/w/{s.tenant}/labels")
+                    page.get_by_role("button", name="Add label").wait_for()
+                    page.screenshot(path=OUT / f"labels-{name}.png", full_page=width < 1000)
+                    page.goto("/me")
+                    page.get_by_role("heading", name="No date (2)").wait_for()
+                    page.screenshot(path=OUT / f"mine-{name}.png", full_page=width < 1000)
+                    page.goto(f"/w/{s.tenant}/flow")
+                    page.get_by_role("region", name="Aging work", exact=True).get_by_role("table").wait_for()
+                    page.screenshot(path=OUT / f"flow-{name}.png", full_page=True)
+                    page.goto(f"/w/{s.tenant}/activity")
+                    page.get_by_role("list", name="Activity in Default").get_by_role("listitem").first.wait_for()
+                    page.screenshot(path=OUT / f"activity-{name}.png")
                     page.context.close()
             browser.close()
     finally:

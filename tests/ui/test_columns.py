@@ -103,5 +103,5 @@ def test_management_off_hides_the_controls_with_a_note(page, server):
     expect(page.get_by_role("button", name="Column actions: To do")).to_have_count(0)
     # Turned back on elsewhere: the controls come back live.
     server.ok("PATCH", "/api/settings", {"tenantId": server.tenant, "columnManagement": True})
-    expect(page.get_by_role("button", name="Add column")).to_be_visible(timeout=2000)
+    expect(page.get_by_role("button", name="Add column")).to_be_visible()
     expect(page.get_by_text("Column management is off")).to_be_hidden()

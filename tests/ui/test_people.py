@@ -7,6 +7,9 @@ def test_the_first_run_link_sets_the_password_and_opens_the_board(browser, serve
     page = new_page(browser, server, signed_in=False)
     page.goto(server.reset_link)
     expect(page.get_by_role("heading", name="Choose a new password")).to_be_visible()
+    expect(page.get_by_text("Set a new password for admin.")).to_be_visible()
+    # A password manager files the new password under the account's name.
+    expect(page.locator("input[autocomplete=username]")).to_have_value("admin")
     assert axe(page) == []
     page.get_by_label("New password").fill("password")
     page.get_by_role("button", name="Set password").click()
@@ -78,3 +81,13 @@ def test_an_invitation_link_creates_the_account_and_signs_it_in(browser, server)
     other.get_by_label("Password").fill(PASSWORD)
     other.get_by_role("button", name="Join").click()
     expect(other.get_by_role("alert")).to_be_visible()
+
+
+def test_a_reset_link_that_no_longer_serves_says_so_at_once(browser, server):
+    server.set_admin_password()
+    page = new_page(browser, server, signed_in=False)
+    page.goto(server.reset_link)
+    expect(page.get_by_role("heading", name="Choose a new password")).to_be_visible()
+    expect(page.get_by_role("alert")).to_be_visible()
+    expect(page.get_by_label("New password")).to_have_count(0)
+    assert axe(page) == []

@@ -384,6 +384,15 @@ def test_a_member_sees_no_settings_link_and_the_settings_page_says_only_admins_m
 
 # The account page
 
+def test_the_account_page_leads_back_to_the_board_and_searches_it(page, server):
+    page.goto("/account")
+    expect(page.get_by_role("heading", name="Your account", level=1)).to_be_visible()
+    page.get_by_role("searchbox").fill("nothing-here")
+    page.get_by_role("link", name="Board", exact=True).click()
+    expect(page).to_have_url(re.compile(r"/w/\w+$"))
+    assert not page.errors, page.errors
+
+
 def test_a_new_name_is_saved_and_shown_in_the_header(page, server):
     page.goto("/account")
     expect(page.get_by_role("heading", name="Your account", level=1)).to_be_visible()

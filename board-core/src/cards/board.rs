@@ -21,13 +21,13 @@ use serde::Serialize;
 
 use super::{BoardRow, Card, BOARD_COLUMNS};
 use crate::access::{Actor, Caller, Role};
+use crate::board::Board;
 use crate::columns::Column;
 use crate::error::{Error, Result};
 use crate::etag::{Conditional, ETag, IfNoneMatch};
 use crate::ids::{ColumnSetId, WorkspaceId};
 use crate::query::SetQuery;
 use crate::store;
-use crate::Board;
 
 /// A column of the board payload, with its cards in order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,6 +52,7 @@ pub struct BoardView {
     pub columns: Vec<BoardColumn>,
 }
 
+/// The board payload: the operations of `cards/board.rs`.
 impl Board {
     /// The board payload: the set in effect for the query's project (or the
     /// tenant set) with each column's cards in order (Viewer). A project

@@ -2,8 +2,25 @@
 //! field of [`Card`] (the payload), which is also its column of `cards`, and
 //! whether the board's read carries it. From that one list come the struct,
 //! the column lists every card read selects ([`CARD_COLUMNS`], [`RETURNED`],
-//! [`BOARD_COLUMNS`]) and the decoding of a board row ([`BoardRow`]), so a
-//! new field is one line here plus its migration.
+//! [`BOARD_COLUMNS`]) and the decoding of a board row ([`BoardRow`]).
+//!
+//! What else a new field needs, honestly:
+//!
+//! - its migration, in `migrations/sqlite` and `migrations/postgres` alike
+//!   (`tests/e2e/schema.rs` compares them);
+//! - a new [`PAYLOAD_REVISION`](crate::etag::PAYLOAD_REVISION), written with
+//!   the new list of keys in `CARD_KEYS` below (the test
+//!   `the_card_keys_belong_to_the_payload_revision` fails until both are);
+//! - the export's format when the column is new (`transfer/`, `docs/export.md`:
+//!   older exports are read by `transfer/previous.rs`);
+//! - when clients write it: its input in [`NewCard`](super::NewCard) and
+//!   [`CardPatch`](super::CardPatch) (`cards/mod.rs`, the `FromJson` checks),
+//!   the `INSERT` of `create_card` and the `UPDATE` of `update_fields`
+//!   (`cards/write.rs`), the body schemas `NewCardBody` and `CardPatchBody` in
+//!   `openapi.rs` (`card_bodies_name_the_keys_the_validator_reads` checks that
+//!   they name the keys the checks read), and the CLI (`board-cli/src/card.rs`);
+//! - where people see it: the UI (`views/cardfields.js`, `tile.js`) and
+//!   docs/api.md §24.
 //!
 //! The board's read leaves out what its reader knows already: the workspace
 //! it names, and `archived_at`, null on the board (through sqlx `Any`, every
@@ -252,6 +269,79 @@ impl BoardRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::etag::PAYLOAD_REVISION;
+
+    /// A card's JSON keys, in order, and the [`PAYLOAD_REVISION`] they belong
+    /// to: a tag made from versions stands for the bytes of one shape, so a
+    /// new shape needs a new revision, written here with its keys.
+    const CARD_KEYS: (&str, &[&str]) = (
+        "3",
+        &[
+            "id",
+            "tenantId",
+            "projectId",
+            "columnId",
+            "title",
+            "description",
+            "dueAt",
+            "labelIds",
+            "assigneeIds",
+            "checklist",
+            "commentCount",
+            "attachmentCount",
+            "position",
+            "createdAt",
+            "updatedAt",
+            "createdBy",
+            "archivedAt",
+        ],
+    );
+
+    /// The keys of a JSON object, in the order its text has them.
+    struct InOrder(Vec<String>);
+
+    impl<'de> serde::Deserialize<'de> for InOrder {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<InOrder, D::Error> {
+            struct Keys;
+            impl<'de> serde::de::Visitor<'de> for Keys {
+                type Value = InOrder;
+
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("an object")
+                }
+
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<InOrder, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some((key, _)) = map.next_entry::<String, serde::de::IgnoredAny>()? {
+                        keys.push(key);
+                    }
+                    Ok(InOrder(keys))
+                }
+            }
+            d.deserialize_map(Keys)
+        }
+    }
+
+    #[test]
+    fn the_card_keys_belong_to_the_payload_revision() {
+        let json = r#"[["c1", null, "k1", "T", "", null, "", "", "0/0", 0, 0,
+                       1, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z", null]]"#;
+        let rows: Vec<BoardRow> = serde_json::from_str(json).unwrap();
+        let ws = WorkspaceId::from_db("w1".into());
+        let card = rows.into_iter().next().unwrap().in_workspace(&ws);
+        let text = serde_json::to_string(&card).unwrap();
+        let keys = serde_json::from_str::<InOrder>(&text).unwrap().0;
+        let (revision, known) = CARD_KEYS;
+        assert!(
+            keys == known && PAYLOAD_REVISION == revision,
+            "a card's JSON keys are {keys:?} at PAYLOAD_REVISION {PAYLOAD_REVISION}; \
+             CARD_KEYS holds {known:?} for revision {revision}: when the keys change, \
+             bump PAYLOAD_REVISION (etag.rs) and write the new keys here with it"
+        );
+    }
 
     #[test]
     fn the_lists_follow_the_declaration() {

@@ -10,12 +10,13 @@
 
 use super::{Card, RETURNED};
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::change::Change;
 use crate::error::{Error, Result, Rule};
 use crate::ids::{AccountId, CardId, LabelId, WorkspaceId};
+use crate::notifications::Notice;
 use crate::store::{placeholders, Deferred, Lock, Value, WriteTx};
 use crate::time::{now, tick, Timestamp};
-use crate::Board;
 
 /// Gives the new card `card` the labels `labels` (labels of workspace `ws`),
 /// in one statement. `INVALID_LABEL` for an id that is not a label of `ws`
@@ -161,6 +162,7 @@ impl<'a> Mark<'a> {
     }
 }
 
+/// A card's labels and assignees (api.md §24): the operations of `cards/marks.rs`.
 impl Board {
     /// Puts label `label` on card `card` (Member): 200 with the card,
     /// `card.updated` with it; when the card has it already, nothing
@@ -249,6 +251,12 @@ impl Board {
             .bind(&at)
             .fetch_one(&mut *tx)
             .await?;
+        if let (Mark::Assignee(account), true) = (mark, add) {
+            // The account just assigned hears of it, with the commit.
+            Notice::new(&card.workspace_id, id, actor.account(), at.clone())
+                .assigned(std::slice::from_ref(account))
+                .defer(&mut tx);
+        }
         tx.emit(Change::new(
             "card.updated",
             &card.workspace_id,

@@ -13,14 +13,14 @@ use crate::access::{check_role, check_role_of, Actor, Role};
 use crate::error::{Error, Result};
 use serde::Serialize;
 
-use crate::etag::{Conditional, ETag, IfNoneMatch};
+use crate::board::Board;
+use crate::etag::{Conditional, ETag, IfNoneMatch, Saved};
 use crate::ids::{AccountId, CardId, ColumnId, LabelId, ProjectId, WorkspaceId};
 use crate::markdown::ThreadQuery;
 use crate::order::Placement;
 use crate::text::{Description, Name};
 use crate::time::Timestamp;
 use crate::validate::{self, Fields, FromJson};
-use crate::Board;
 
 /// The body of `POST /api/cards` (its wire schema: `openapi.rs`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -201,6 +201,45 @@ pub struct CardView {
     /// Its description rendered to safe HTML (`markdown.rs`), only when asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description_html: Option<String>,
+    /// Whether the caller watches the card (api.md §26): its own, in the
+    /// answer of `GET /api/cards/[id]` only (never in an event, nor in a
+    /// write's answer, whose tag is then the card's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub watching: Option<bool>,
+}
+
+impl CardView {
+    /// The view of `card` (with `descriptionHtml` when `html`) and its tag:
+    /// the hash of the card's JSON, or of that tag for the HTML.
+    pub(crate) fn tagged(
+        card: Card,
+        html: bool,
+        watching: Option<bool>,
+    ) -> Result<Saved<CardView>> {
+        let tag = watch::view_tag(&card, watching.unwrap_or(false))?;
+        let (tag, description_html) = match html {
+            true => (
+                tag.rendered(),
+                Some(crate::markdown::to_html(&card.description)),
+            ),
+            false => (tag, None),
+        };
+        let value = CardView {
+            card,
+            description_html,
+            watching,
+        };
+        Ok(Saved { tag, value })
+    }
+}
+
+impl Card {
+    /// This card as a write answers it (api.md §22): with the tag that
+    /// `GET /api/cards/[id]` (without `?html=true`) answers for it.
+    pub fn saved(self) -> Result<Saved<Card>> {
+        let tag = ETag::of_payload(CARD_TAG, &self)?;
+        Ok(Saved { tag, value: self })
+    }
 }
 
 /// The kind of a card's tag: the hash of its JSON.
@@ -211,6 +250,7 @@ mod fields;
 mod marks;
 mod parts;
 mod reach;
+mod watch;
 mod write;
 
 pub use board::{BoardColumn, BoardView};
@@ -222,6 +262,7 @@ pub(crate) use write::{
     card_move_read_sql, card_read_sql, column_read_sql, move_at_commit_sql, MOVE_TO_END_SQL,
 };
 
+/// Cards: reads: the operations of `cards/mod.rs`.
 impl Board {
     /// Loads a card; 404 when it does not exist.
     pub(crate) async fn find_card<'e, E>(&self, exec: E, id: &CardId) -> Result<Card>
@@ -265,21 +306,10 @@ impl Board {
         query: &ThreadQuery,
         cond: &IfNoneMatch,
     ) -> Result<Conditional<CardView>> {
-        let card = self.reach_card(actor, id, Role::Viewer).await?;
+        let (card, watching) = self.reach_card_watching(actor, id, Role::Viewer).await?;
         let html = query.wants_html()?;
-        let tag = ETag::of_payload(CARD_TAG, &card)?;
-        let (tag, description_html) = match html {
-            true => (
-                tag.rendered(),
-                Some(crate::markdown::to_html(&card.description)),
-            ),
-            false => (tag, None),
-        };
-        let view = CardView {
-            card,
-            description_html,
-        };
-        Conditional::answer(tag, cond, async { Ok(view) }).await
+        let saved = CardView::tagged(card, html, Some(watching))?;
+        Conditional::answer(saved.tag, cond, async { Ok(saved.value) }).await
     }
 
     /// The card, and the actor's reach of its workspace, in one statement:
@@ -342,6 +372,18 @@ impl Board {
         id: &CardId,
         list: CardList,
     ) -> Result<(Card, i64, i64)> {
+        self.reach_card_versions_for(actor, id, list, Role::Viewer)
+            .await
+    }
+
+    /// [`Board::reach_card_versions`] for an operation that needs `min`.
+    pub(crate) async fn reach_card_versions_for(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        list: CardList,
+        min: Role,
+    ) -> Result<(Card, i64, i64)> {
         let account = match actor {
             Actor::Account(a) => Some(a),
             Actor::Operator | Actor::Session(_) => None,
@@ -349,7 +391,7 @@ impl Board {
         let (_, versions) = list.sql();
         let row = self.card_row(id, account, &format!(", {versions}")).await?;
         let card = Card::from_row(&row)?;
-        check_reach(actor, &card, &row, Role::Viewer)?;
+        check_reach(actor, &card, &row, min)?;
         Ok((card, row.try_get("v1")?, row.try_get("v2")?))
     }
 }

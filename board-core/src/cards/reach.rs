@@ -19,10 +19,10 @@ use sqlx::Row;
 
 use super::CardList;
 use crate::access::{check_role_of, token_from, Actor, Bearer, Caller, Role, TOKEN_COLUMNS};
+use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::ids::{AccountId, CardId, WorkspaceId};
-use crate::Board;
 
 impl Board {
     /// The caller's reach of a card (404 when there is no such card, then 403
@@ -64,26 +64,29 @@ impl Board {
     /// there is no such card, then 403), with the card's workspace and the
     /// actor the write is made as. For a bearer, one statement that checks
     /// the token first (401) and finds the card; the actor is then the
-    /// token's account.
+    /// token's account. Also the versions of the card's comments
+    /// ([`CardList::Comments`]), which tag the thread the write adds to.
     pub(crate) async fn reach_card_as<'c>(
         &self,
         caller: Caller<'c>,
         id: &CardId,
         min: Role,
-    ) -> Result<(Cow<'c, Actor>, WorkspaceId)> {
+    ) -> Result<(Cow<'c, Actor>, WorkspaceId, (i64, i64))> {
+        let list = CardList::Comments;
         let bearer = match caller {
             Caller::Actor(actor) => {
-                let card = self.reach_card(actor, id, min).await?;
-                return Ok((Cow::Borrowed(actor), card.workspace_id));
+                let (card, v1, v2) = self.reach_card_versions_for(actor, id, list, min).await?;
+                return Ok((Cow::Borrowed(actor), card.workspace_id, (v1, v2)));
             }
             Caller::Bearer(bearer) => bearer,
         };
-        let row = self.card_row_for(bearer, id, min, "").await?;
+        let row = self.card_row_for(bearer, id, min, list.sql().1).await?;
         let workspace: String = row.try_get("card_workspace")?;
         let account = AccountId::from_db(row.try_get("account_id")?);
         Ok((
             Cow::Owned(Actor::Account(account)),
             WorkspaceId::from_db(workspace),
+            (row.try_get("v1")?, row.try_get("v2")?),
         ))
     }
 

@@ -36,11 +36,14 @@ use sqlx::any::AnyRow;
 use sqlx::{FromRow, Row};
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::change::Change;
 use crate::error::{Error, Result, Rule};
-use crate::etag::{ETag, IfMatch};
+use crate::etag::{ETag, IfMatch, Saved};
 use crate::history;
 use crate::ids::{CardId, ColumnId, ColumnSetId, WorkspaceId};
+use crate::markdown::ThreadQuery;
+use crate::notifications::{due, Notice};
 use crate::order::{self, Repositioned, Spot, SPACING};
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
@@ -48,9 +51,10 @@ use crate::text::{Description, Name};
 use crate::time::{now, Timestamp};
 use crate::validate::Input;
 use crate::wip::{self, Room};
-use crate::Board;
 
-use super::{check_reach, marks, Card, CardPatch, NewCard, CARD_COLUMNS, CARD_TAG, RETURNED};
+use super::{
+    check_reach, marks, Card, CardPatch, CardView, NewCard, CARD_COLUMNS, CARD_TAG, RETURNED,
+};
 
 /// A move to the end of another column, deferred to the commit: the card
 /// `$1` into column `$2` at position `$5` (read under that column's lock), at
@@ -113,9 +117,31 @@ async fn update_fields(
         .await?)
 }
 
+/// What a new description or due time of `card` (as it is now; `before`
+/// the description it replaced) causes besides its row, with the commit:
+/// the names the description adds hear of it (api.md §26); a new due time
+/// arms its reminder again.
+fn fields_changed(tx: &mut WriteTx, actor: &Actor, before: &str, card: &Card, due_changed: bool) {
+    if card.description != before {
+        Notice::new(
+            &card.workspace_id,
+            &card.id,
+            actor.account(),
+            card.updated_at.clone(),
+        )
+        .excerpt(&card.description)
+        .mentions(&card.description, Some(before))
+        .defer(tx);
+    }
+    if due_changed {
+        tx.defer(due::rearm(&card.id));
+    }
+}
+
 /// The column of the position [`move_at_commit_sql`] answers.
 const MOVED_POSITION: &str = "moved_position";
 
+/// Cards: create, rename, move, place, delete: the operations of `cards/write.rs`.
 impl Board {
     /// Creates a card at the end of its column, or at its placement (Member), and writes its first
     /// history entry (`fromName` null) in the same transaction. The body is
@@ -187,6 +213,12 @@ impl Board {
             let text = &card.description;
             index::defer_write(&mut tx, index::description(&doc, &id, ws, text), false);
         }
+        // Those assigned and those its description names hear of it.
+        Notice::new(ws, &id, actor.account(), card.created_at.clone())
+            .excerpt(&card.description)
+            .mentions(&card.description, None)
+            .assigned(&new.assignee_ids)
+            .defer(&mut tx);
         tx.emit(Change::new("card.created", ws, actor, &card, &[]));
         tx.commit().await?;
         Ok(card)
@@ -219,8 +251,39 @@ impl Board {
         input: impl Into<Input<CardPatch>>,
         cond: &IfMatch,
     ) -> Result<Card> {
+        let plain = ThreadQuery::default();
+        self.update_card_in(actor, id, input, cond, &plain).await
+    }
+
+    /// [`Board::update_card_if`], answering the card as `GET /api/cards/[id]`
+    /// would now (with `descriptionHtml` when `query` asks for it) and that
+    /// read's tag (api.md §22), so a client saves in one request. A `query`
+    /// that is neither `true` nor `false` is a 422 on `html`, with the body's
+    /// check, and nothing changes.
+    pub async fn save_card(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        input: impl Into<Input<CardPatch>>,
+        cond: &IfMatch,
+        query: &ThreadQuery,
+    ) -> Result<Saved<CardView>> {
+        let card = self.update_card_in(actor, id, input, cond, query).await?;
+        CardView::tagged(card, query.wants_html()?, None)
+    }
+
+    /// [`Board::update_card_if`], refusing a bad `query` with the body.
+    async fn update_card_in(
+        &self,
+        actor: &Actor,
+        id: &CardId,
+        input: impl Into<Input<CardPatch>>,
+        cond: &IfMatch,
+        query: &ThreadQuery,
+    ) -> Result<Card> {
         let place = self.place_card(actor, id, Role::Member).await?;
         let patch = input.into().open()?;
+        query.wants_html()?;
         // A move to a column's end (no placement) locks that column alone.
         let to_end = patch.column_id.is_some() && patch.placement.is_none();
         let (mut tx, card, _, row, at_commit) = self
@@ -228,8 +291,10 @@ impl Board {
             .await?;
         cond.check_any(
             || {
+                // As any reader was sent it: as HTML or not, watching or not.
                 let tag = ETag::of_payload(CARD_TAG, &card)?;
-                Ok(vec![tag.rendered(), tag])
+                let watched = tag.watched();
+                Ok(vec![tag.rendered(), tag, watched.rendered(), watched])
             },
             "the card changed since it was read",
         )?;
@@ -269,6 +334,8 @@ impl Board {
                 return Ok(card); // nothing changes
             }
             let (renamed, described) = (title.is_some(), description.is_some());
+            let due_changed = due.is_some();
+            let before = card.description;
             let card = update_fields(&mut tx, id, title, description, due, &at).await?;
             if renamed {
                 let doc = index::title(id, &card.workspace_id, &card.title);
@@ -277,6 +344,7 @@ impl Board {
             if described {
                 index_description(&mut tx, &card);
             }
+            fields_changed(&mut tx, actor, &before, &card, due_changed);
             tx.emit(Change::new(
                 "card.updated",
                 &card.workspace_id,
@@ -291,11 +359,15 @@ impl Board {
         // first (`card.updated`), then the move as it would be alone.
         let card = match fields {
             true => {
+                let mut card = card;
                 let described = description.is_some();
+                let due_changed = due.is_some();
+                let before = std::mem::take(&mut card.description);
                 let card = update_fields(&mut tx, id, None, description, due, &at).await?;
                 if described {
                     index_description(&mut tx, &card);
                 }
+                fields_changed(&mut tx, actor, &before, &card, due_changed);
                 let ws = &card.workspace_id;
                 tx.emit(Change::new("card.updated", ws, actor, &card, &[]));
                 card
@@ -369,6 +441,17 @@ impl Board {
         let id = &moved.id;
         if let Some((to_name, from_name)) = names {
             history::record(&mut tx, actor, id, Some(&from_name), &to_name);
+            // The card's watchers hear of a change of column, with the commit
+            // (after the move's own deferred statements: its column is new).
+            Notice::new(
+                &moved.workspace_id,
+                id,
+                actor.account(),
+                moved.updated_at.clone(),
+            )
+            .excerpt(&format!("{from_name} → {to_name}"))
+            .watchers("moved")
+            .defer(&mut tx);
         }
         if moved.title != card.title {
             let doc = index::title(id, &moved.workspace_id, &moved.title);

@@ -7,6 +7,7 @@ use serde_json::Value;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::change::Change;
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::history;
@@ -15,7 +16,6 @@ use crate::search::index;
 use crate::store::WriteTx;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::{self, Room};
-use crate::Board;
 
 /// The exact confirmation that deleting a column's cards needs.
 pub const CONFIRM_DELETE_CARDS: &str = "APAGAR CARDS";
@@ -120,6 +120,7 @@ pub struct ColumnDeleted {
     pub cards_deleted: u64,
 }
 
+/// Columns: delete: the operations of `columns/delete.rs`.
 impl Board {
     /// Deletes a column (Member). Refused with `LAST_COLUMN` for the last column
     /// of its set, `DONE_COLUMN` for the done column (mark another first),

@@ -26,6 +26,7 @@ use sqlx::{Any, Executor, Row};
 use crate::access::{
     check_role, check_role_of, token_from, Actor, Bearer, Caller, Role, TOKEN_COLUMNS,
 };
+use crate::board::Board;
 use crate::change::Change;
 use crate::error::{Error, Result};
 use crate::etag::{Conditional, ETag, IfNoneMatch};
@@ -38,7 +39,6 @@ use crate::text::Name;
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::WipLimit;
-use crate::Board;
 use listing::Listing;
 
 macro_rules! accents {
@@ -221,6 +221,7 @@ pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
     })
 }
 
+/// Columns: list and create: the operations of `columns/mod.rs`.
 impl Board {
     /// Opens a write of `set`'s columns: the workspace's row first, whose
     /// version keys every process's listing of its columns (`listing`), then
@@ -356,7 +357,7 @@ impl Board {
             None => None,
         };
         let version = version.ok_or(Error::NotFound("workspace"))?;
-        if let Some(listing) = self.listings.at(ws, version) {
+        if let Some(listing) = self.local::<Listings>().at(ws, version) {
             return Ok(listing);
         }
         // Read after the version: never older than it. The token was checked
@@ -365,7 +366,7 @@ impl Board {
             .columns_where("s.workspace_id = $1", Some(ws.as_ref()))
             .await?;
         let listing = Arc::new(Listing::new(version, columns)?);
-        self.listings.keep(ws, listing.clone());
+        self.local::<Listings>().keep(ws, listing.clone());
         Ok(listing)
     }
 

@@ -6,12 +6,12 @@ use std::collections::{BTreeSet, HashSet};
 use serde_json::Value;
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::change::Change;
 use crate::error::{Error, Result, Rule, ValidationErrors};
 use crate::ids::{ColumnId, ColumnSetId, WorkspaceId};
 use crate::store::placeholders;
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::Board;
 
 /// The most ids one reorder takes.
 pub const MAX_REORDER: usize = 1000;
@@ -46,11 +46,14 @@ impl FromJson for ColumnOrder {
 
 fn check_ids<S: AsRef<str>>(ids: &[S]) -> Result<()> {
     let message = if ids.is_empty() {
-        "Array must contain at least 1 element(s)".to_string()
+        "Must name at least one column".to_string()
     } else if ids.len() > MAX_REORDER {
-        format!("Array must contain at most {MAX_REORDER} element(s)")
+        format!(
+            "Too many: at most {MAX_REORDER} columns, this has {}",
+            ids.len()
+        )
     } else if ids.iter().map(AsRef::as_ref).collect::<HashSet<_>>().len() != ids.len() {
-        "Ids must be unique".to_string()
+        "Must not name the same column twice".to_string()
     } else {
         return Ok(());
     };
@@ -70,6 +73,7 @@ impl ColumnOrder {
     }
 }
 
+/// Columns: reorder: the operations of `columns/order.rs`.
 impl Board {
     /// Reorders a subset of one set (Member); returns how many columns were
     /// given. Unknown ids are 404, ids of several sets `MIXED_SETS`.

@@ -5,13 +5,13 @@ use serde_json::Value;
 
 use super::{accent, Accent, Column};
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::change::Change;
 use crate::error::{Error, Result, Rule};
 use crate::ids::ColumnId;
 use crate::text::Name;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::WipLimit;
-use crate::Board;
 
 /// The body of `PATCH /api/columns/[id]`; absent fields stay as they are.
 /// `tenantId` and `projectId` are refused: a column's set is immutable.
@@ -80,6 +80,7 @@ impl ColumnPatch {
     }
 }
 
+/// Columns: rename, recolour, done mark, WIP limit: the operations of `columns/update.rs`.
 impl Board {
     /// Renames, recolours or marks a column done (Member). The done mark moves
     /// from the set's previous done column; unsetting it is refused with

@@ -53,12 +53,14 @@
 //! checks the workspace's reach (`Board::still_reaches`); it ends when either fails.
 //!
 //! **Retention** ([`Admin::prune_events`], the server's `--events-retention`, 24 h, at start
-//! and hourly with the sweep) never removes the newest event, nor one above the position of
-//! an active webhook (`webhooks`).
+//! and hourly with the sweep) never passes the newest event, nor one above the position of
+//! an active webhook (`webhooks`). A stream resumes only after it; the rows themselves stay
+//! for `--activity-retention` (90 days), which a card's activity reads (`activity`).
 //!
 //! Servers of an earlier build, which took `MAX(seq) + 1` on PostgreSQL, must not write beside
 //! this one on one database (`horizon.rs`).
 
+pub(crate) mod activity;
 pub(crate) mod horizon;
 
 use std::collections::VecDeque;
@@ -72,10 +74,10 @@ use sqlx::Row;
 use tokio::sync::{broadcast, Notify};
 
 use crate::access::{Actor, Role};
+use crate::board::{Admin, Board};
 use crate::error::{Error, Result};
-use crate::ids::WorkspaceId;
+use crate::ids::{AccountId, WorkspaceId};
 use crate::store::{Backend, OnCommit};
-use crate::{Admin, Board};
 use horizon::Horizon;
 
 /// How often the reader looks at the outbox without being woken: the bound
@@ -106,6 +108,10 @@ pub struct Event {
     pub kind: String,
     /// The workspace it happened in.
     pub workspace_id: WorkspaceId,
+    /// The one account whose streams it goes to (`notification.created`,
+    /// api.md §26), on every workspace's stream of that account; `None` for
+    /// an event of the workspace, for its streams and webhooks.
+    pub account_id: Option<AccountId>,
     /// The `data` line: `{seq, type, tenantId, at, actorId, subject, …}` as
     /// one line of JSON.
     pub data: String,
@@ -122,6 +128,9 @@ impl Event {
             seq,
             kind: row.try_get("type")?,
             workspace_id: row.try_get("workspace_id")?,
+            account_id: row
+                .try_get::<Option<String>, _>("account_id")?
+                .map(AccountId::from_db),
             data: Value::Object(data).to_string(),
         })
     }
@@ -285,7 +294,7 @@ impl Subscription {
                 // has every event up to `last`.
                 Ok(live) if live.prev <= self.last => {
                     self.last = live.event.seq;
-                    if live.event.workspace_id == self.workspace {
+                    if self.is_for_me(&live.event) {
                         return Ok(FeedItem::Event(live.event));
                     }
                 }
@@ -294,18 +303,27 @@ impl Subscription {
                 Ok(live) => {
                     self.catch_up(live.prev).await?;
                     self.last = live.event.seq;
-                    if live.event.workspace_id == self.workspace {
+                    if self.is_for_me(&live.event) {
                         self.pending.push_back(FeedItem::Event(live.event));
                     }
                 }
                 Err(broadcast::error::RecvError::Lagged(_)) => {
-                    let head = self.board.feed.pos();
+                    let head = self.board.local::<Feed>().pos();
                     self.catch_up(head).await?;
                 }
                 Err(broadcast::error::RecvError::Closed) => {
                     return Err(Error::Internal("the event feed stopped".into()))
                 }
             }
+        }
+    }
+
+    /// Whether this stream sends `event`: an event of its workspace, or a
+    /// private one of its account (from any workspace).
+    fn is_for_me(&self, event: &Event) -> bool {
+        match &event.account_id {
+            Some(account) => self.actor.account() == Some(account),
+            None => event.workspace_id == self.workspace,
         }
     }
 
@@ -320,7 +338,7 @@ impl Subscription {
         while self.last < head {
             let events = self
                 .board
-                .workspace_events(&self.workspace, self.last, head)
+                .stream_events(&self.workspace, self.actor.account(), self.last, head)
                 .await?;
             let full = events.len() as i64 == BATCH;
             match events.last() {
@@ -334,6 +352,7 @@ impl Subscription {
     }
 }
 
+/// Live events (api.md §11): the operations of `events/mod.rs`.
 impl Board {
     /// Subscribes `actor` (a Viewer of `workspace`) to its events after
     /// `after` (`None`: only those committed from now on). A resume from
@@ -348,8 +367,8 @@ impl Board {
             .await?;
         self.start_reader().await?;
         // Subscribed before the catch-up read: nothing falls between the two.
-        let live = self.feed.0.sender.subscribe();
-        let head = self.feed.pos();
+        let live = self.local::<Feed>().0.sender.subscribe();
+        let head = self.local::<Feed>().pos();
         let pruned = self.pruned_through().await?;
         let mut sub = Subscription {
             board: self.clone(),
@@ -378,7 +397,7 @@ impl Board {
     /// A signal that fires whenever this process commits events (another
     /// process's commits are seen by polling).
     pub(crate) fn event_signal(&self) -> EventSignal {
-        EventSignal(self.feed.0.commits.subscribe())
+        EventSignal(self.local::<Feed>().0.commits.subscribe())
     }
 
     /// The last seq retention removed.
@@ -389,8 +408,34 @@ impl Board {
         Ok(row.try_get("pruned_through")?)
     }
 
+    /// A stream's retained events after `after` up to `head`, in seq order
+    /// (at most [`BATCH`]): those of `workspace`, and the private ones of
+    /// `account`.
+    async fn stream_events(
+        &self,
+        workspace: &WorkspaceId,
+        account: Option<&AccountId>,
+        after: i64,
+        head: i64,
+    ) -> Result<Vec<Event>> {
+        let rows = sqlx::query(
+            "SELECT seq, workspace_id, type, data, account_id FROM events \
+             WHERE seq > $2 AND seq <= $3 \
+               AND ((workspace_id = $1 AND account_id IS NULL) OR account_id = $5) \
+             ORDER BY seq LIMIT $4",
+        )
+        .bind(workspace)
+        .bind(after)
+        .bind(head)
+        .bind(BATCH)
+        .bind(account)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter().map(Event::from_row).collect()
+    }
+
     /// The workspace's retained events after `after` up to `head`, in seq
-    /// order (at most [`BATCH`]).
+    /// order (at most [`BATCH`]), without the private ones.
     pub(crate) async fn workspace_events(
         &self,
         workspace: &WorkspaceId,
@@ -398,8 +443,9 @@ impl Board {
         head: i64,
     ) -> Result<Vec<Event>> {
         let rows = sqlx::query(
-            "SELECT seq, workspace_id, type, data FROM events \
-             WHERE workspace_id = $1 AND seq > $2 AND seq <= $3 ORDER BY seq LIMIT $4",
+            "SELECT seq, workspace_id, type, data, account_id FROM events \
+             WHERE workspace_id = $1 AND account_id IS NULL AND seq > $2 AND seq <= $3 \
+             ORDER BY seq LIMIT $4",
         )
         .bind(workspace)
         .bind(after)
@@ -414,8 +460,8 @@ impl Board {
     /// in seq order (at most [`BATCH`]).
     async fn events_after_seq(&self, seq: i64, head: i64) -> Result<Vec<Event>> {
         let rows = sqlx::query(
-            "SELECT seq, workspace_id, type, data FROM events WHERE seq > $1 AND seq <= $2 \
-             ORDER BY seq LIMIT $3",
+            "SELECT seq, workspace_id, type, data, account_id FROM events \
+             WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3",
         )
         .bind(seq)
         .bind(head)
@@ -430,7 +476,7 @@ impl Board {
     /// waits for that, so what it reads from the outbox and what the reader
     /// broadcasts meet, and every later event is broadcast.
     async fn start_reader(&self) -> Result<()> {
-        self.feed
+        self.local::<Feed>()
             .0
             .started
             .get_or_try_init(|| async {
@@ -445,7 +491,7 @@ impl Board {
                     }
                     tokio::time::sleep(RECHECK).await;
                 };
-                self.feed.0.pos.store(start, Ordering::SeqCst);
+                self.local::<Feed>().0.pos.store(start, Ordering::SeqCst);
                 let board = self.clone();
                 tokio::spawn(async move { board.read_outbox(horizon, listener, start).await });
                 Ok::<(), Error>(())
@@ -474,7 +520,7 @@ impl Board {
             if let Err(e) = self.read_to_horizon(&mut horizon, &mut read).await {
                 tracing::warn!(error = %e, "event feed: reading the outbox failed");
             }
-            let wake = self.feed.0.wake.notified();
+            let wake = self.local::<Feed>().0.wake.notified();
             let pause = if horizon.waiting() { RECHECK } else { POLL };
             match listener.as_mut() {
                 Some(l) => {
@@ -512,14 +558,17 @@ impl Board {
                     event: Arc::new(event),
                 };
                 // No subscriber is not an error.
-                self.feed.0.sender.send(live).ok();
+                self.local::<Feed>().0.sender.send(live).ok();
                 read.prev = seq;
                 read.last = seq;
             }
             if !full {
                 read.last = bound;
             }
-            self.feed.0.pos.store(read.last, Ordering::SeqCst);
+            self.local::<Feed>()
+                .0
+                .pos
+                .store(read.last, Ordering::SeqCst);
         }
         Ok(())
     }
@@ -558,20 +607,27 @@ async fn listen(url: &str) -> Option<sqlx::postgres::PgListener> {
     Some(listener)
 }
 
+/// Live events (api.md §11) (the operator's side): the operations of `events/mod.rs`.
 impl Admin<'_> {
-    /// Removes the events written before `retention` ago (never the newest
-    /// one, which carries the head, and none an active webhook has not
-    /// delivered yet: at least once, never lost; a webhook failing for 24 h
-    /// turns inactive, which bounds what is kept), keeping the last seq
-    /// removed (a resume from before it gets `reset`). Returns how many.
-    pub async fn prune_events(&self, retention: Duration) -> Result<u64> {
+    /// Ends the resumable past at the events written before `retention` ago
+    /// (never the newest one, which carries the head, and none an active
+    /// webhook has not delivered yet: at least once, never lost; a webhook
+    /// failing for 24 h turns inactive, which bounds what is kept), keeping
+    /// the last seq it passed (a resume from before it gets `reset`); and
+    /// removes the events of that past written before `activity` ago (api.md
+    /// §29: a card's activity reads them; `activity` is at least
+    /// `retention`). Returns how many it removed.
+    pub async fn prune_events(&self, retention: Duration, activity: Duration) -> Result<u64> {
         // On the clock the events' times come from (`tick`, which runs ahead of
         // the wall clock when writes come faster than one a millisecond), so
         // an event written before this call is always older than a zero
         // retention.
-        let retention = i64::try_from(retention.as_millis()).unwrap_or(i64::MAX);
-        let cutoff =
-            crate::time::Timestamp::from_millis(crate::time::tick().saturating_sub(retention));
+        let now = crate::time::tick();
+        let before = |d: Duration| {
+            let d = i64::try_from(d.as_millis()).unwrap_or(i64::MAX);
+            crate::time::Timestamp::from_millis(now.saturating_sub(d))
+        };
+        let cutoff = before(retention);
         let mut tx = self.board.write_unlocked().await?;
         let row = sqlx::query(
             "UPDATE event_log SET pruned_through = COALESCE( \
@@ -585,8 +641,9 @@ impl Admin<'_> {
         .fetch_one(&mut *tx)
         .await?;
         let through: i64 = row.try_get("pruned_through")?;
-        let done = sqlx::query("DELETE FROM events WHERE seq <= $1")
+        let done = sqlx::query("DELETE FROM events WHERE seq <= $1 AND at < $2")
             .bind(through)
+            .bind(before(activity.max(retention)))
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;

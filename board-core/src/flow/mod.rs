@@ -12,12 +12,12 @@ use serde::Serialize;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::ids::{CardId, ColumnId, ColumnSetId};
 use crate::query::SetQuery;
 use crate::time::{format_millis, tick, Timestamp};
 use crate::wip::WipLimit;
-use crate::Board;
 
 pub use window::{DEFAULT_WINDOW_DAYS, MAX_WINDOW_DAYS};
 
@@ -71,6 +71,23 @@ impl FlowQuery {
         self
     }
 
+    /// Starts the window as an operator writes it: `Nd` (the last N UTC
+    /// days, as [`FlowQuery::last_days`]), a date (`YYYY-MM-DD`, midnight
+    /// UTC) or an RFC 3339 date-time. Anything else is refused with every
+    /// form named.
+    pub fn since_text(self, text: &str) -> Result<FlowQuery> {
+        if let Some(days) = text.strip_suffix('d').and_then(|n| n.parse().ok()) {
+            return Ok(self.last_days(days));
+        }
+        match window::parse_time(text) {
+            Some(_) => Ok(self.since(text)),
+            None => Err(crate::error::ValidationErrors::one(
+                "since",
+                format!("Expected {SINCE_FORMS}; received {text:?}"),
+            )),
+        }
+    }
+
     /// Starts the window at the beginning of the UTC day `days - 1` before the
     /// window's last day (the day of `until - 1 ms`): the last `days` UTC days
     /// (1 to [`MAX_WINDOW_DAYS`]).
@@ -91,6 +108,10 @@ impl FlowQuery {
         &self.set
     }
 }
+
+/// Every form of [`FlowQuery::since_text`], as its refusal names them.
+pub const SINCE_FORMS: &str = "Nd (the last N UTC days, today included: 14d), a date \
+     (YYYY-MM-DD, midnight UTC: 2026-11-01) or an RFC 3339 date-time (2026-11-01T09:00:00Z)";
 
 /// Count, mean, median and 85th percentile of some durations, in seconds
 /// (`None` when there are none).
@@ -204,6 +225,7 @@ fn ms(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
+/// Flow metrics (api.md §13): the operations of `flow/mod.rs`.
 impl Board {
     /// The flow of the set in effect for `query`'s project (or the tenant set)
     /// over its window (Viewer). A project outside the workspace is a 422 on
@@ -391,4 +413,27 @@ fn cumulative(
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::WorkspaceId;
+
+    #[test]
+    fn since_text_reads_days_dates_and_date_times_and_names_every_form() {
+        let ws = WorkspaceId::parse("ckv7q2x0a0000abcdefghijk").unwrap();
+        let q = || FlowQuery::new(SetQuery::workspace(ws.clone()));
+        assert_eq!(q().since_text("14d").unwrap(), q().last_days(14));
+        assert_eq!(
+            q().since_text("2026-11-01").unwrap(),
+            q().since("2026-11-01")
+        );
+        let t = "2026-11-01T09:00:00Z";
+        assert_eq!(q().since_text(t).unwrap(), q().since(t));
+        let e = format!("{:?}", q().since_text("yesterday").unwrap_err());
+        for form in ["yesterday", "Nd", "YYYY-MM-DD", "RFC 3339"] {
+            assert!(e.contains(form), "{form}: {e}");
+        }
+    }
 }

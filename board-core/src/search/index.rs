@@ -28,10 +28,10 @@
 
 use sqlx::{AnyConnection, Row};
 
+use crate::board::Board;
 use crate::error::Result;
 use crate::ids::{CardId, ColumnId, WorkspaceId};
 use crate::store::{Deferred, Value, WriteTx};
-use crate::Board;
 
 use super::words;
 
@@ -190,7 +190,7 @@ pub(crate) fn defer_forget(tx: &mut WriteTx, id: impl AsRef<str>) {
 }
 
 /// Inserts the words of `docs`, in multi-row statements.
-async fn insert(conn: &mut AnyConnection, docs: &[Doc<'_>]) -> Result<()> {
+pub(crate) async fn insert(conn: &mut AnyConnection, docs: &[Doc<'_>]) -> Result<()> {
     for statement in insert_statements(docs) {
         statement.run(&mut *conn).await?;
     }

@@ -40,12 +40,12 @@ use serde::Serialize;
 use sqlx::{FromRow, Row};
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::cards::{Card, CARD_COLUMNS};
 use crate::error::{Result, ValidationErrors};
 use crate::ids::{CardId, ChecklistItemId, CommentId};
 use crate::paging;
 use crate::query::SetQuery;
-use crate::Board;
 
 use words::Terms;
 
@@ -171,6 +171,7 @@ pub struct SearchPage {
 /// followed by it (words compare bytewise on both backends).
 const AFTER_ALL: char = '\u{10FFFF}';
 
+/// Search (api.md §19): the operations of `search/mod.rs`.
 impl Board {
     /// Searches the titles and comments of a workspace's cards, or of one
     /// project's (Viewer). See the module documentation for the rules.
@@ -276,11 +277,17 @@ impl Board {
             .into_iter()
             .map(|(card, title_hit)| {
                 let mut matches = Vec::new();
+                // A title is plain text; the other fields are Markdown, and
+                // their snippets are of the words a reader sees.
                 let at = |field, text: &str| SearchMatch {
                     field,
                     comment_id: None,
                     item_id: None,
-                    snippet: terms.snippet(text),
+                    snippet: if field == "title" {
+                        terms.snippet(text)
+                    } else {
+                        terms.snippet(&crate::markdown::plain_text(text))
+                    },
                 };
                 if title_hit == 1 {
                     matches.push(at("title", &card.title));

@@ -14,7 +14,7 @@
 use std::sync::LazyLock;
 
 use super::outbox::{OutboxRow, PENDING_POSITION_JSON};
-use super::value::literal;
+use super::value::{literal, placeholders};
 use super::Backend;
 
 static SQLITE_MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations/sqlite");
@@ -48,6 +48,13 @@ impl Backend {
         }
     }
 
+    /// The schema this build runs: the version of its last migration, which
+    /// opening a board applies (what `board init` and the server's start
+    /// report).
+    pub fn schema_version(self) -> i64 {
+        self.migrator().iter().map(|m| m.version).max().unwrap_or(0)
+    }
+
     /// What every new pool connection runs first.
     ///
     /// SQLite: WAL with synchronous=NORMAL never corrupts; a power cut may
@@ -70,7 +77,9 @@ impl Backend {
                  PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 1073741824; \
                  PRAGMA wal_autocheckpoint = 0"
             ),
-            Backend::Postgres => "SET jit = off".to_string(),
+            // Notices (`relation … already exists, skipping` from the
+            // migrations' `IF NOT EXISTS`) are not worth a log line.
+            Backend::Postgres => "SET jit = off; SET client_min_messages = warning".to_string(),
         }
     }
 
@@ -145,6 +154,17 @@ impl Backend {
                 "GREATEST(nextval('comments_seq'), \
                  (SELECT COALESCE(MAX(seq), 0) + 1 FROM comments WHERE card_id = $2))"
             }
+        }
+    }
+
+    /// What ends a sub-select of rows a worker claims so that several
+    /// servers each claim others: PostgreSQL's `FOR UPDATE SKIP LOCKED`;
+    /// nothing on SQLite, whose one write lock serialises the claims (the
+    /// claim's `UPDATE … WHERE` re-checks each row either way).
+    pub(crate) fn skip_locked_sql(self) -> &'static str {
+        match self {
+            Backend::Sqlite => "",
+            Backend::Postgres => " FOR UPDATE SKIP LOCKED",
         }
     }
 
@@ -244,8 +264,8 @@ impl Backend {
     /// literals in its text so that every connection prepares them
     /// ([`super::prepared`]): the transaction's xid taken first, then the row
     /// with its seq (the order [`Backend::commit_statement`] explains), its
-    /// values `$1`…`$4` in the order of `OutboxRow::values`; or that row with
-    /// the position of the card `$5` written into its data
+    /// values `$1`…`$6` in the order of `OutboxRow::values`; or that row with
+    /// the position of the card `$7` written into its data
     /// ([`OutboxRow::position_of`]). SQLite: none (its statements are bound
     /// and kept prepared by sqlx).
     pub(crate) fn one_event_statements(self) -> Option<[&'static str; 3]> {
@@ -253,8 +273,8 @@ impl Backend {
             Backend::Sqlite => None,
             Backend::Postgres => Some([
                 "SELECT pg_current_xact_id() IS NOT NULL",
-                "INSERT INTO events (seq, workspace_id, type, at, data) \
-                 VALUES (nextval('events_seq'), $1, $2, $3, $4)",
+                "INSERT INTO events (seq, workspace_id, type, at, data, card_id, other_card_id) \
+                 VALUES (nextval('events_seq'), $1, $2, $3, $4, $5, $6)",
                 PENDING_INSERT.as_str(),
             ]),
         }
@@ -289,17 +309,21 @@ impl Backend {
                 Backend::Postgres => {
                     sql.push_str(
                         "SELECT pg_current_xact_id() IS NOT NULL; \
-                         INSERT INTO events (seq, workspace_id, type, at, data) VALUES ",
+                         INSERT INTO events (seq, workspace_id, type, at, data, card_id, \
+                                             other_card_id) VALUES ",
                     );
                     let values: Vec<String> = rows
                         .iter()
                         .map(|r| {
-                            let [ws, kind, at, data] = r.values().map(literal);
+                            let [ws, kind, at, data, card, other] =
+                                r.values().map(|v| v.map_or_else(|| "NULL".into(), literal));
                             let data = match &r.position_of {
                                 Some(card) => with_position(&data, &literal(card.as_ref())),
                                 None => data,
                             };
-                            format!("(nextval('events_seq'), {ws}, {kind}, {at}, {data})")
+                            format!(
+                                "(nextval('events_seq'), {ws}, {kind}, {at}, {data}, {card}, {other})"
+                            )
                         })
                         .collect();
                     sql.push_str(&values.join(", "));
@@ -311,17 +335,55 @@ impl Backend {
         sql
     }
 
-    /// The outbox `INSERT` of `n` rows with bound values (SQLite), four
-    /// values a row.
+    /// The private events (`notification.created`, api.md §26) of the
+    /// notifications of change `$1`: one row each, for its account's streams
+    /// alone (`account_id`), its `data` built in SQL as the inbox shows the
+    /// notification. SQLite takes each seq as the next rowid; PostgreSQL
+    /// from `events_seq`, after the notifications' own `INSERT` took the
+    /// transaction's xid (the events' horizon relies on it).
+    pub(crate) fn notification_events_sql(self) -> String {
+        let (seq, object, json, text) = match self {
+            Backend::Sqlite => ("NULL", "json_object", "json", ""),
+            Backend::Postgres => ("nextval('events_seq')", "json_build_object", "", "::text"),
+        };
+        format!(
+            "INSERT INTO events (seq, workspace_id, type, at, data, account_id) \
+             SELECT {seq}, n.workspace_id, 'notification.created', n.created_at, \
+                 {object}('type', 'notification.created', 'tenantId', n.workspace_id, \
+                     'at', n.created_at, 'actorId', n.actor_id, 'subject', {object}( \
+                         'id', n.id, 'kind', n.kind, 'tenantId', n.workspace_id, \
+                         'card', {object}('id', k.id, 'title', k.title, 'columnId', k.column_id), \
+                         'actor', {json}(CASE WHEN a.id IS NULL THEN NULL \
+                             ELSE {object}('id', a.id, 'name', a.name) END), \
+                         'at', n.created_at, 'readAt', n.read_at, 'excerpt', n.excerpt)){text}, \
+                 n.account_id \
+             FROM notifications n JOIN cards k ON k.id = n.card_id \
+             LEFT JOIN accounts a ON a.id = n.actor_id \
+             WHERE n.change_key = $1 ORDER BY n.account_id"
+        )
+    }
+
+    /// The text at `path` (keys from the top) in the JSON text column
+    /// `column`, as SQL: `NULL` where there is none.
+    pub(crate) fn json_text(self, column: &str, path: &[&str]) -> String {
+        match self {
+            Backend::Sqlite => format!("json_extract({column}, '$.{}')", path.join(".")),
+            Backend::Postgres => {
+                let (last, init) = path.split_last().expect("a path");
+                let init: String = init.iter().map(|k| format!(" -> '{k}'")).collect();
+                format!("({column}::json{init} ->> '{last}')")
+            }
+        }
+    }
+
+    /// The outbox `INSERT` of `n` rows with bound values (SQLite), six
+    /// values a row ([`OutboxRow::values`]).
     pub(crate) fn insert_statement(self, n: usize) -> String {
         let values: Vec<String> = (0..n)
-            .map(|i| {
-                let n = 4 * i;
-                format!("(${}, ${}, ${}, ${})", n + 1, n + 2, n + 3, n + 4)
-            })
+            .map(|i| format!("({})", placeholders(6 * i + 1, 6)))
             .collect();
         format!(
-            "INSERT INTO events (workspace_id, type, at, data) VALUES {}",
+            "INSERT INTO events (workspace_id, type, at, data, card_id, other_card_id) VALUES {}",
             values.join(", ")
         )
     }
@@ -492,13 +554,13 @@ impl Backend {
     }
 }
 
-/// PostgreSQL: the event with its values `$1`…`$4` whose data takes the
-/// position of the card `$5` ([`Backend::one_event_statements`]).
+/// PostgreSQL: the event with its values `$1`…`$6` whose data takes the
+/// position of the card `$7` ([`Backend::one_event_statements`]).
 static PENDING_INSERT: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "INSERT INTO events (seq, workspace_id, type, at, data) \
-         VALUES (nextval('events_seq'), $1, $2, $3, {})",
-        with_position("$4", "$5")
+        "INSERT INTO events (seq, workspace_id, type, at, data, card_id, other_card_id) \
+         VALUES (nextval('events_seq'), $1, $2, $3, {}, $5, $6)",
+        with_position("$4", "$7")
     )
 });
 
@@ -561,12 +623,14 @@ mod tests {
             data: "{}".into(),
             at: crate::time::Timestamp::from_millis(0),
             position_of: None,
+            card: None,
+            other_card: None,
         };
         assert_eq!(Backend::Sqlite.commit_statement(&[]), "COMMIT");
         assert_eq!(
             Backend::Sqlite.commit_statement(&[c(), c()]),
-            "INSERT INTO events (workspace_id, type, at, data) \
-             VALUES ($1, $2, $3, $4), ($5, $6, $7, $8); COMMIT"
+            "INSERT INTO events (workspace_id, type, at, data, card_id, other_card_id) \
+             VALUES ($1, $2, $3, $4, $5, $6), ($7, $8, $9, $10, $11, $12); COMMIT"
         );
     }
 
@@ -582,6 +646,8 @@ mod tests {
             data: json.to_string(),
             at: crate::time::Timestamp::from_millis(0),
             position_of: card.map(|c| crate::ids::CardId::from_db(c.into())),
+            card: None,
+            other_card: None,
         };
         let sql = Backend::Postgres.commit_statement(&[row(None), row(Some("k1"))]);
         assert_eq!(sql.matches("replace(").count(), 1, "{sql}");
@@ -599,6 +665,6 @@ mod tests {
             pending.contains(&literal(PENDING_POSITION_JSON)),
             "{pending}"
         );
-        assert!(pending.contains("FROM cards WHERE id = $5"), "{pending}");
+        assert!(pending.contains("FROM cards WHERE id = $7"), "{pending}");
     }
 }

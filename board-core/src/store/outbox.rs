@@ -45,6 +45,11 @@ pub(crate) struct OutboxRow {
     /// `data` holds [`PENDING_POSITION`] for it, replaced by the card's
     /// position as the commit writes it (PostgreSQL only).
     pub(crate) position_of: Option<CardId>,
+    /// The card the event concerns, if any (api.md §29: its activity); a
+    /// link's event concerns its two cards, the second in `other_card`.
+    pub(crate) card: Option<CardId>,
+    /// A link's other card.
+    pub(crate) other_card: Option<CardId>,
 }
 
 /// The position a card has in an event's `data` until its commit writes the
@@ -55,13 +60,16 @@ pub(crate) const PENDING_POSITION: i64 = i64::MIN;
 pub(crate) const PENDING_POSITION_JSON: &str = "\"position\":-9223372036854775808";
 
 impl OutboxRow {
-    /// The row's values in column order: workspace, type, time, data.
-    pub(crate) fn values(&self) -> [&str; 4] {
+    /// The row's values in column order: workspace, type, time, data, card,
+    /// other card (the last two may be `NULL`).
+    pub(crate) fn values(&self) -> [Option<&str>; 6] {
         [
-            self.workspace.as_ref(),
-            self.kind,
-            self.at.as_ref(),
-            &self.data,
+            Some(self.workspace.as_ref()),
+            Some(self.kind),
+            Some(self.at.as_ref()),
+            Some(&self.data),
+            self.card.as_ref().map(AsRef::as_ref),
+            self.other_card.as_ref().map(AsRef::as_ref),
         ]
     }
 }
@@ -72,7 +80,7 @@ pub(crate) trait OnCommit: std::fmt::Debug + Send + Sync {
     fn committed(&self);
 }
 
-/// The most rows one outbox statement binds (four values each): far below
+/// The most rows one outbox statement binds (six values each): far below
 /// SQLite's limit of 32,766 bound values, which an upload of 8,192 files
 /// reached in one statement (api.md §21). A bigger change sends its rows
 /// in statements of this many, then the last ones with `COMMIT`, so a
@@ -117,7 +125,7 @@ pub(crate) async fn commit(
     }
     if let (Some([xid, insert, pending]), [row]) = (backend.one_event_statements(), last) {
         // PostgreSQL, one event: its prepared statements, by name.
-        let mut values: Vec<Value> = row.values().map(Value::text).into();
+        let mut values: Vec<Value> = row.values().map(Value::opt).into();
         batch.push(xid, &[])?;
         match &row.position_of {
             Some(card) => {
@@ -132,7 +140,7 @@ pub(crate) async fn commit(
     let values: Vec<Value> = match binds {
         true => last
             .iter()
-            .flat_map(|r| r.values().map(Value::text))
+            .flat_map(|r| r.values().map(Value::opt))
             .collect(),
         false => Vec::new(),
     };

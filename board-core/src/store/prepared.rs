@@ -4,7 +4,8 @@
 //! planning their text with literals at every write.
 //!
 //! The texts are the hot writes' fused and deferred statements (the locks, a card write's
-//! re-read, a new card's column, a history entry, a new comment, its words, one event),
+//! re-read, a new card's column, a history entry, a new comment, its words, one event, the
+//! notifications of a comment or a move),
 //! handed over by the crate when it opens a board (`hot_statements` in `lib.rs`, then
 //! `Backend::prepared` adds the store's own). A pool's connections `PREPARE` them in their
 //! set-up round trip; the migrations run first, on a connection of their own, since `PREPARE`

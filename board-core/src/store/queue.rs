@@ -366,6 +366,8 @@ mod tests {
                     data: "{}".into(),
                     at: crate::time::now(),
                     position_of: None,
+                    card: None,
+                    other_card: None,
                 });
                 tx.commit().await
             }));

@@ -434,6 +434,12 @@ impl WriteTx {
         self.backend.new_id_sql()
     }
 
+    /// The backend the transaction runs on, for a statement whose text
+    /// differs by backend (built by a `Backend` method).
+    pub(crate) fn backend(&self) -> Backend {
+        self.backend
+    }
+
     /// Makes event seqs and comment seqs continue after every seq in their
     /// tables (or pruned), once rows were copied in with their seqs:
     /// PostgreSQL moves the sequences `events_seq` and `comments_seq` on;
@@ -723,8 +729,8 @@ impl std::ops::DerefMut for WriteTx {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::board::Board;
     use crate::testing::{card, on_both_backends, workspace, TempBoard};
-    use crate::Board;
 
     /// A lock out of the parent-first order is refused in every build, before
     /// it is taken, and the transaction can still roll back.
@@ -772,6 +778,8 @@ mod tests {
             data: "{}".into(),
             at: crate::time::now(),
             position_of: None,
+            card: None,
+            other_card: None,
         }
     }
 
@@ -817,6 +825,8 @@ mod tests {
             data: "{}".into(),
             at: crate::time::now(),
             position_of: None,
+            card: None,
+            other_card: None,
         });
         tx.defer(term("d2", "w", &ws, &card));
         tx.defer(term("d2", "w", &ws, &card)); // the same primary key

@@ -20,9 +20,9 @@ use super::{
     TransferProgress, TransferReport, Value, FILES_COLUMN, FILES_TABLE, TABLES,
 };
 use crate::access::to_hex;
+use crate::board::{Admin, Board};
 use crate::error::{Error, Result};
 use crate::ids::is_cuid;
-use crate::{Admin, Board};
 
 use super::previous::{Absent, EXPORT_FORMAT_VERSION};
 
@@ -343,6 +343,7 @@ impl Board {
     }
 }
 
+/// Export and import (the operator's side): the operations of `transfer/export.rs`.
 impl Admin<'_> {
     /// Writes the whole installation into the folder `dir` (missing or empty)
     /// in the versioned export format of docs/export.md: `manifest.json`, one

@@ -21,9 +21,9 @@ use sqlx::{AnyConnection, Row as _};
 use tokio::io::AsyncWriteExt;
 use tokio::sync::mpsc;
 
+use crate::board::{Admin, Board};
 use crate::error::{Error, Result};
 use crate::store::{Backend, WriteTx};
-use crate::{Admin, Board};
 use catalog::{ColumnKind, TableColumn};
 
 pub use previous::EXPORT_FORMAT_VERSION;
@@ -36,6 +36,7 @@ pub const TABLES: &[&str] = &[
     "settings",
     "projects",
     "accounts",
+    "mail_preferences",
     "memberships",
     "tokens",
     "column_sets",
@@ -51,9 +52,17 @@ pub const TABLES: &[&str] = &[
     "card_labels",
     "card_assignees",
     "checklist_items",
+    "card_watches",
+    "mail_batches",
+    "notifications",
+    "due_reminders",
+    "trello_ids",
     "auth_failures",
     "invitations",
     "password_resets",
+    "identities",
+    "sso_states",
+    "email_verifications",
     "event_log",
     "events",
     "webhooks",
@@ -63,10 +72,11 @@ pub const TABLES: &[&str] = &[
 ];
 
 /// Tables the schema keeps from the rows of others, by triggers (migration
-/// 0020: a card's counts): a copy, export or import never carries them; the
-/// target's triggers fill them as the carried rows go in, so they are exact
-/// whatever the source held ([`crate::Admin::check_counts`] compares them).
-pub(crate) const KEPT: &[&str] = &["card_counts"];
+/// 0020: a card's counts; 0022: its commenters): a copy, export or import
+/// never carries them; the target's triggers fill them as the carried rows go
+/// in, so they are exact whatever the source held
+/// ([`crate::Admin::check_counts`] compares the counts).
+pub(crate) const KEPT: &[&str] = &["card_counts", "card_commenters"];
 
 /// Tables whose rows the migrations themselves create (`event_log`'s counter
 /// row, `search_state`'s folding row): they do not make a target "hold data",
@@ -656,6 +666,7 @@ impl Board {
     }
 }
 
+/// Moving an installation (api.md §15) (the operator's side): the operations of `transfer/mod.rs`.
 impl Admin<'_> {
     /// Copies the whole installation into `target`, a board on an empty
     /// database of either backend (api.md §15): every row of every table

@@ -6,12 +6,18 @@
 //! what migration 0011 added (api.md §17). Version 3 lacks cards in full
 //! (0018, api.md §24): descriptions, due times, labels, assignees and
 //! checklists. Version 4 lacks people (0019, api.md §23): passwords, the
-//! kinds of tokens, throttle counts, invitations and reset links.
+//! kinds of tokens, throttle counts, invitations and reset links. Version 5
+//! lacks notifications (0022, api.md §26): watches, notifications, due
+//! reminders and the private events' account; and the Trello ids an import
+//! from Trello remembers (0023, api.md §28). Version 6 lacks e-mail (0024,
+//! api.md §26: addresses, their verification codes, preferences, batches) and
+//! single sign-on (0025, api.md §27: identities, sign-ins under way, a
+//! session's ID token).
 
 use super::Value;
 
 /// The export format this build writes (docs/export.md).
-pub const EXPORT_FORMAT_VERSION: u32 = 5;
+pub const EXPORT_FORMAT_VERSION: u32 = 7;
 
 /// The columns format version 2 added (migration 0011: who did what): a
 /// version 1 export has none of them, and its rows go in with null there.
@@ -42,11 +48,67 @@ const ADDED_IN_5: &[(&str, &str)] = &[
     ("tokens", "last_used_at"),
 ];
 
-/// The tables format version 5 added (migration 0019): an older export has
-/// none (no failure counted, no invitation or reset link open).
-const TABLES_ADDED_IN_5: &[&str] = &["auth_failures", "invitations", "password_resets"];
+/// The columns format version 6 added (migration 0022): a private event's
+/// account (an older export has only events of a workspace).
+const ADDED_IN_6: &[(&str, &str)] = &[("events", "account_id")];
 
-/// The tables formats 4 and 5 added (migration 0018 for the first four): an
+/// The columns format version 7 added (migrations 0024, e-mail, and 0025,
+/// single sign-on: a session's ID token, as an older export's sessions were
+/// all made with a password).
+const ADDED_IN_7: &[(&str, &str)] = &[
+    ("accounts", "email"),
+    ("accounts", "email_key"),
+    ("accounts", "email_verified_at"),
+    ("notifications", "mail_batch_id"),
+    ("tokens", "id_token"),
+];
+
+/// The tables format version 7 added (migrations 0024 and 0025): an older
+/// export has none (no address, the default preferences, nothing mailed, no
+/// identity linked, no sign-in under way).
+const TABLES_ADDED_IN_7: &[&str] = &[
+    "email_verifications",
+    "mail_preferences",
+    "mail_batches",
+    "identities",
+    "sso_states",
+];
+
+/// The tables format version 6 added (migrations 0022 and 0023): an older
+/// export has none (nobody chose to watch a card or not, no notification, no
+/// reminder sent: due reminders go out again for cards already in their
+/// window; nothing was imported from Trello).
+const TABLES_ADDED_IN_6: &[&str] = &[
+    "card_watches",
+    "notifications",
+    "due_reminders",
+    "trello_ids",
+    "identities",
+    "sso_states",
+    "email_verifications",
+    "mail_preferences",
+    "mail_batches",
+];
+
+/// The tables formats 5 and 6 added (migration 0019 for the first three): an
+/// older export has none (no failure counted, no invitation or reset link
+/// open).
+const TABLES_ADDED_IN_5: &[&str] = &[
+    "auth_failures",
+    "invitations",
+    "password_resets",
+    "card_watches",
+    "notifications",
+    "due_reminders",
+    "trello_ids",
+    "identities",
+    "sso_states",
+    "email_verifications",
+    "mail_preferences",
+    "mail_batches",
+];
+
+/// The tables formats 4 to 6 added (migration 0018 for the first four): an
 /// older export has none, and no card of it had labels, assignees or a
 /// checklist.
 const TABLES_ADDED_IN_4_AND_5: &[&str] = &[
@@ -57,9 +119,18 @@ const TABLES_ADDED_IN_4_AND_5: &[&str] = &[
     "auth_failures",
     "invitations",
     "password_resets",
+    "card_watches",
+    "notifications",
+    "due_reminders",
+    "trello_ids",
+    "identities",
+    "sso_states",
+    "email_verifications",
+    "mail_preferences",
+    "mail_batches",
 ];
 
-/// The tables formats 3 to 5 added. An older export has no file for them,
+/// The tables formats 3 to 6 added. An older export has no file for them,
 /// and they are imported empty (no card of such an export was archived, it
 /// had no webhook, its columns' versions start at none, migration 0016), but
 /// for the search index, which the import rebuilds from the cards and
@@ -78,6 +149,15 @@ const TABLES_ADDED_IN_3_TO_5: &[&str] = &[
     "auth_failures",
     "invitations",
     "password_resets",
+    "card_watches",
+    "notifications",
+    "due_reminders",
+    "trello_ids",
+    "identities",
+    "sso_states",
+    "email_verifications",
+    "mail_preferences",
+    "mail_batches",
 ];
 
 /// The columns migration 0021 added within format 5 (account name keys, the
@@ -115,25 +195,37 @@ impl Absent {
                 tables: &[],
                 migrations: &[],
             }),
+            6 => Some(Absent {
+                columns: &[ADDED_IN_7],
+                tables: TABLES_ADDED_IN_7,
+                migrations: &[24, 25],
+            }),
+            5 => Some(Absent {
+                columns: &[ADDED_IN_6, ADDED_IN_7],
+                tables: TABLES_ADDED_IN_6,
+                migrations: &[22, 23, 24, 25],
+            }),
             4 => Some(Absent {
-                columns: &[ADDED_IN_5],
+                columns: &[ADDED_IN_5, ADDED_IN_6, ADDED_IN_7],
                 tables: TABLES_ADDED_IN_5,
-                migrations: &[19],
+                migrations: &[19, 22, 23, 24, 25],
             }),
             3 => Some(Absent {
-                columns: &[ADDED_IN_4, ADDED_IN_5],
+                columns: &[ADDED_IN_4, ADDED_IN_5, ADDED_IN_6, ADDED_IN_7],
                 tables: TABLES_ADDED_IN_4_AND_5,
-                migrations: &[18, 19],
+                migrations: &[18, 19, 22, 23, 24, 25],
             }),
             2 => Some(Absent {
-                columns: &[ADDED_IN_3, ADDED_IN_4, ADDED_IN_5],
+                columns: &[ADDED_IN_3, ADDED_IN_4, ADDED_IN_5, ADDED_IN_6, ADDED_IN_7],
                 tables: TABLES_ADDED_IN_3_TO_5,
-                migrations: &[12, 13, 14, 15, 16, 17, 18, 19],
+                migrations: &[12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24, 25],
             }),
             1 => Some(Absent {
-                columns: &[ADDED_IN_2, ADDED_IN_3, ADDED_IN_4, ADDED_IN_5],
+                columns: &[
+                    ADDED_IN_2, ADDED_IN_3, ADDED_IN_4, ADDED_IN_5, ADDED_IN_6, ADDED_IN_7,
+                ],
                 tables: TABLES_ADDED_IN_3_TO_5,
-                migrations: &[11, 12, 13, 14, 15, 16, 17, 18, 19],
+                migrations: &[11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24, 25],
             }),
             _ => None,
         }
@@ -233,6 +325,21 @@ mod tests {
         assert!(!v3.table("webhooks") && !v3.search_index());
         assert_eq!(Absent::fill("version"), Value::Int(0));
         assert_eq!(Absent::fill("archived_at"), Value::Null);
-        assert!(Absent::of(6).is_none() && Absent::of(0).is_none());
+        assert!(Absent::of(8).is_none() && Absent::of(0).is_none());
+        // Format 5 lacks notifications (migration 0022) and what came after.
+        let v5 = Absent::of(5).unwrap();
+        assert!(v5.table("notifications") && v5.column("events", "account_id"));
+        assert!(!v5.table("invitations") && !v5.column("accounts", "password_hash"));
+        // Format 6 lacks only e-mail and single sign-on (migrations 0024, 0025).
+        let v6 = Absent::of(6).unwrap();
+        assert!(v6.table("mail_batches") && v6.column("accounts", "email"));
+        assert!(v6.table("identities") && v6.column("tokens", "id_token"));
+        assert!(
+            !v6.table("notifications") && v5.table("mail_preferences") && v5.table("identities")
+        );
+        assert_eq!(
+            v6.migrations(&[1, 22, 23, 24, 25], &[1, 22, 23]),
+            vec![1, 22, 23]
+        );
     }
 }

@@ -52,13 +52,13 @@ use tokio::task::JoinHandle;
 
 use super::target::{self, Resolver};
 use super::DELIVERIES_KEPT;
+use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::events::horizon::Horizon;
 use crate::events::Event;
 use crate::ids::{WebhookId, WorkspaceId};
 use crate::store::flag;
 use crate::time::{now, now_millis, Timestamp};
-use crate::Board;
 
 /// How often, at most, a webhook's position and log are written while
 /// events flow.
@@ -153,6 +153,7 @@ impl WebhookWorker {
     }
 }
 
+/// Webhook deliveries: the operations of `webhooks/deliver.rs`.
 impl Board {
     /// Starts this server's delivery worker.
     pub fn deliver_webhooks(&self, settings: WebhookSettings) -> Result<WebhookWorker> {

@@ -28,12 +28,12 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::access::{Actor, Role};
+use crate::board::Board;
 use crate::error::{Error, Result, ValidationErrors};
 use crate::ids::{WebhookId, WorkspaceId};
 use crate::store::{flag, Lock};
 use crate::time::Timestamp;
 use crate::validate::{self, Fields, FromJson, Input};
-use crate::Board;
 
 pub use deliver::{WebhookSettings, WebhookWorker};
 
@@ -70,6 +70,7 @@ pub const WEBHOOK_EVENTS: &[&str] = &[
     "member.removed",
     "project.created",
     "project.updated",
+    "import.completed",
 ];
 
 /// The shortest secret accepted (api.md §18).
@@ -329,6 +330,7 @@ fn generate_secret() -> Result<String> {
     Ok(crate::access::to_hex(&raw))
 }
 
+/// Webhooks (api.md §18): the operations of `webhooks/mod.rs`.
 impl Board {
     /// Checks that `url` may be delivered to (422 `WEBHOOK_TARGET`).
     async fn check_target(&self, url: &str) -> Result<()> {

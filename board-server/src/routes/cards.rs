@@ -56,13 +56,13 @@ pub(super) async fn get(req: Request) -> Answer {
 
 #[utoipa::path(
     patch, path = "/api/cards/{id}", operation_id = "updateCard", tag = "cards",
-    params(("id" = board_core::CardId, Path, description = "The card"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id} the change is based on (strong comparison, or *): when the card changed since, 412 PRECONDITION_FAILED and nothing changes (api.md §22)")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: the answer also carries descriptionHtml, and the tag of that representation (api.md §22, §24)"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id} the change is based on (strong comparison, or *): when the card changed since, 412 PRECONDITION_FAILED and nothing changes (api.md §22)")),
     request_body = board_core::CardPatch,
     responses(
-        (status = 200, description = "The card (a move to another column writes one history entry; a placement within the column writes none)", body = board_core::Card),
+        (status = 200, description = "The card as GET /api/cards/{id} now answers it (a move to another column writes one history entry; a placement within the column writes none)", body = board_core::CardView, headers(("ETag" = String, description = "The tag GET /api/cards/{id} (with the same html) now answers: save again with it as If-Match (api.md §22)"))),
         (status = 412, description = "PRECONDITION_FAILED: If-Match names no current tag; nothing changed", body = crate::error::ErrorBody),
         (status = 409, description = "CONFLICT: another change took the place at the same moment (retry)", body = crate::error::ErrorBody),
-        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), INVALID_TARGET_COLUMN, INVALID_ANCHOR (the anchor is not another card of the target column), or WIP_LIMIT (the target column is at its hard WIP limit)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema (beforeId and afterId both given: formErrors), html is neither true nor false, INVALID_TARGET_COLUMN, INVALID_ANCHOR (the anchor is not another card of the target column), or WIP_LIMIT (the target column is at its hard WIP limit)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn patch(mut req: Request) -> Answer {
@@ -70,11 +70,13 @@ pub(super) async fn patch(mut req: Request) -> Answer {
     let id = req.path_id::<CardId>()?;
     let bytes = req.json_body().await?;
     let cond = req.if_match();
-    let card = req
+    let params: HtmlParams = req.query();
+    let query = board_core::ThreadQuery::from_query(params.html.as_deref());
+    let saved = req
         .board()
-        .update_card_if(&actor, &id, Input::from_body(&bytes), &cond)
+        .save_card(&actor, &id, Input::from_body(&bytes), &cond, &query)
         .await?;
-    Ok(json(StatusCode::OK, &card))
+    Ok(super::saved(StatusCode::OK, saved))
 }
 
 #[utoipa::path(
@@ -231,7 +233,7 @@ pub(super) async fn list(req: Request) -> Answer {
     put, path = "/api/cards/{id}/labels/{labelId}", operation_id = "putCardLabel", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card"), ("labelId" = board_core::LabelId, Path, description = "A label of the card's workspace")),
     responses(
-        (status = 200, description = "The card, with the label (a second PUT changes nothing and emits nothing)", body = board_core::Card),
+        (status = 200, description = "The card, with the label (a second PUT changes nothing and emits nothing)", body = board_core::Card, headers(("ETag" = String, description = "The tag GET /api/cards/{id} now answers (api.md §22)"))),
         (status = 422, description = "INVALID_LABEL: the label is not one of the card's workspace", body = crate::error::ErrorBody),
     ),
 )]
@@ -239,28 +241,28 @@ pub(super) async fn put_label(req: Request) -> Answer {
     let actor = req.actor().await?;
     let (id, label) = req.path_ids::<CardId, board_core::LabelId>()?;
     let card = req.board().put_card_label(&actor, &id, &label).await?;
-    Ok(json(StatusCode::OK, &card))
+    Ok(super::saved(StatusCode::OK, card.saved()?))
 }
 
 #[utoipa::path(
     delete, path = "/api/cards/{id}/labels/{labelId}", operation_id = "deleteCardLabel", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card"), ("labelId" = board_core::LabelId, Path, description = "The label")),
     responses(
-        (status = 200, description = "The card, without the label (when it did not have it, nothing changes)", body = board_core::Card),
+        (status = 200, description = "The card, without the label (when it did not have it, nothing changes)", body = board_core::Card, headers(("ETag" = String, description = "The tag GET /api/cards/{id} now answers (api.md §22)"))),
     ),
 )]
 pub(super) async fn delete_label(req: Request) -> Answer {
     let actor = req.actor().await?;
     let (id, label) = req.path_ids::<CardId, board_core::LabelId>()?;
     let card = req.board().delete_card_label(&actor, &id, &label).await?;
-    Ok(json(StatusCode::OK, &card))
+    Ok(super::saved(StatusCode::OK, card.saved()?))
 }
 
 #[utoipa::path(
     put, path = "/api/cards/{id}/assignees/{accountId}", operation_id = "putCardAssignee", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card"), ("accountId" = board_core::AccountId, Path, description = "A member of the card's workspace (any role)")),
     responses(
-        (status = 200, description = "The card, assigned to the account after its other assignees (a second PUT changes nothing and emits nothing)", body = board_core::Card),
+        (status = 200, description = "The card, assigned to the account after its other assignees (a second PUT changes nothing and emits nothing)", body = board_core::Card, headers(("ETag" = String, description = "The tag GET /api/cards/{id} now answers (api.md §22)"))),
         (status = 422, description = "NOT_A_MEMBER: the account is not a member of the card's workspace", body = crate::error::ErrorBody),
     ),
 )]
@@ -268,14 +270,14 @@ pub(super) async fn put_assignee(req: Request) -> Answer {
     let actor = req.actor().await?;
     let (id, account) = req.path_ids::<CardId, board_core::AccountId>()?;
     let card = req.board().put_card_assignee(&actor, &id, &account).await?;
-    Ok(json(StatusCode::OK, &card))
+    Ok(super::saved(StatusCode::OK, card.saved()?))
 }
 
 #[utoipa::path(
     delete, path = "/api/cards/{id}/assignees/{accountId}", operation_id = "deleteCardAssignee", tag = "cards",
     params(("id" = board_core::CardId, Path, description = "The card"), ("accountId" = board_core::AccountId, Path, description = "The account")),
     responses(
-        (status = 200, description = "The card, without the assignee (when it was not assigned, nothing changes)", body = board_core::Card),
+        (status = 200, description = "The card, without the assignee (when it was not assigned, nothing changes)", body = board_core::Card, headers(("ETag" = String, description = "The tag GET /api/cards/{id} now answers (api.md §22)"))),
     ),
 )]
 pub(super) async fn delete_assignee(req: Request) -> Answer {
@@ -285,5 +287,5 @@ pub(super) async fn delete_assignee(req: Request) -> Answer {
         .board()
         .delete_card_assignee(&actor, &id, &account)
         .await?;
-    Ok(json(StatusCode::OK, &card))
+    Ok(super::saved(StatusCode::OK, card.saved()?))
 }

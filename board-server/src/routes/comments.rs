@@ -40,11 +40,11 @@ pub(super) async fn list(req: Request) -> Answer {
 
 #[utoipa::path(
     post, path = "/api/cards/{id}/comments", operation_id = "createComment", tag = "comments",
-    params(("id" = board_core::CardId, Path, description = "The card")),
+    params(("id" = board_core::CardId, Path, description = "The card"), ("html" = Option<bool>, Query, description = "true: the answer also carries contentHtml, and the tag of the thread's html representation (api.md §22, §24)")),
     request_body = board_core::CommentInput,
     responses(
-        (status = 201, description = "The new comment, with the images it bound", body = board_core::Comment),
-        (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
+        (status = 201, description = "The new comment, with the images it bound", body = board_core::Comment, headers(("ETag" = String, description = "The tag of the card's comments (with the same html) now: save again with it as If-Match (api.md §22)"))),
+        (status = 422, description = "The body failed the schema, html is neither true nor false, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn create(mut req: Request) -> Answer {
@@ -53,22 +53,24 @@ pub(super) async fn create(mut req: Request) -> Answer {
     let id = req.after_credential(req.path_id::<CardId>()).await?;
     let bytes = req.json_body().await;
     let bytes = req.after_credential(bytes).await?;
-    let comment = req
+    let params: ThreadParams = req.query();
+    let query = ThreadQuery::from_query(params.html.as_deref());
+    let saved = req
         .board()
-        .create_comment(&bearer, &id, Input::from_body(&bytes))
+        .save_comment(&bearer, &id, Input::from_body(&bytes), &query)
         .await?;
-    Ok(json(StatusCode::CREATED, &comment))
+    Ok(super::saved(StatusCode::CREATED, saved))
 }
 
 #[utoipa::path(
     patch, path = "/api/comments/{id}", operation_id = "updateComment", tag = "comments",
-    params(("id" = board_core::CommentId, Path, description = "The comment"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id}/comments of the comment's card (strong comparison, or *): when they changed since, 412 PRECONDITION_FAILED and nothing changes (api.md §22)")),
+    params(("id" = board_core::CommentId, Path, description = "The comment"), ("html" = Option<bool>, Query, description = "true: the answer also carries contentHtml, and the tag of the thread's html representation (api.md §22, §24)"), ("If-Match" = Option<String>, Header, description = "The tag of GET /api/cards/{id}/comments of the comment's card (strong comparison, or *): when they changed since, 412 PRECONDITION_FAILED and nothing changes (api.md §22)")),
     request_body = board_core::CommentInput,
     responses(
-        (status = 200, description = "The comment", body = board_core::Comment),
+        (status = 200, description = "The comment", body = board_core::Comment, headers(("ETag" = String, description = "The tag of the card's comments (with the same html) now: save again with it as If-Match (api.md §22)"))),
         (status = 412, description = "PRECONDITION_FAILED: If-Match names no current tag; nothing changed", body = crate::error::ErrorBody),
         (status = 403, description = "The account does not reach the workspace, its role is too low, or the comment is not its own (NOT_AUTHOR: only its author edits a comment, an ADMIN included); nothing changes", body = crate::error::ErrorBody),
-        (status = 422, description = "The body failed the schema, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, html is neither true nor false, or INVALID_ATTACHMENT", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn patch(mut req: Request) -> Answer {
@@ -76,11 +78,13 @@ pub(super) async fn patch(mut req: Request) -> Answer {
     let id = req.path_id::<CommentId>()?;
     let bytes = req.json_body().await?;
     let cond = req.if_match();
-    let comment = req
+    let params: ThreadParams = req.query();
+    let query = ThreadQuery::from_query(params.html.as_deref());
+    let saved = req
         .board()
-        .update_comment_if(&actor, &id, Input::from_body(&bytes), &cond)
+        .edit_comment(&actor, &id, Input::from_body(&bytes), &cond, &query)
         .await?;
-    Ok(json(StatusCode::OK, &comment))
+    Ok(super::saved(StatusCode::OK, saved))
 }
 
 #[utoipa::path(

@@ -56,6 +56,8 @@ struct NewInvitationBody {
     tenant_id: String,
     /// `VIEWER`, `MEMBER` or `ADMIN`.
     role: String,
+    /// An e-mail address the link is also sent to (422 MAIL_DISABLED when the server sends no mail).
+    email: Option<String>,
 }
 
 /// The body of `POST /api/invitations/accept` (a schema only).
@@ -103,7 +105,7 @@ pub(super) async fn list(req: Request) -> Answer {
     responses(
         (status = 201, description = "The invitation, with its code and link (`<public URL>/invite#<code>`), shown only here; 7 days, once", body = board_core::CreatedInvitation),
         (status = 403, description = "FORBIDDEN: only an ADMIN of the workspace", body = crate::error::ErrorBody),
-        (status = 422, description = "The body failed the schema", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or MAIL_DISABLED: an email while the server sends no mail", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn create(mut req: Request) -> Answer {
@@ -159,6 +161,39 @@ pub(super) async fn accept(mut req: Request) -> Answer {
     used(&req, done)
 }
 
+/// The body of `POST /api/password-reset/account` (a schema only): no other key.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+struct ResetCodeBody {
+    /// The code of the reset link (after its `#`).
+    code: String,
+}
+
+#[utoipa::path(
+    post, path = "/api/password-reset/account", operation_id = "resetLinkAccount", tag = "session",
+    request_body(content = inline(ResetCodeBody), description = "The code of the reset link"),
+    security(()),
+    responses(
+        (status = 200, description = "The account whose password the link sets; the link is not used", body = super::session::SessionAccount),
+        (status = 404, description = "The code is unknown, used or expired (one answer for each)", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema", body = crate::error::ErrorBody),
+        (status = 429, description = "TOO_MANY_ATTEMPTS: too many unknown codes from this address; retry after Retry-After", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn reset_account(mut req: Request) -> Answer {
+    let bytes = req.json_body().await?;
+    let address = req.client_address();
+    let account = req
+        .board()
+        .reset_link_account(Input::from_body(&bytes), &address)
+        .await?;
+    let body = super::session::SessionAccount {
+        id: account.id.to_string(),
+        name: account.name,
+    };
+    Ok(json(StatusCode::OK, &body))
+}
+
 #[utoipa::path(
     post, path = "/api/password-reset", operation_id = "resetPassword", tag = "session",
     request_body(content = inline(ResetBody), description = "The code of the reset link and the new password"),
@@ -181,4 +216,25 @@ pub(super) async fn reset(mut req: Request) -> Answer {
         .await?;
     tracing::info!(account = ?done.account.name, address = ?address, "password reset");
     used(&req, done)
+}
+
+#[utoipa::path(
+    post, path = "/api/password-reset/request", operation_id = "requestPasswordReset", tag = "session",
+    request_body(content = board_core::ResetRequest, description = "The account's name or its verified e-mail address"),
+    security(()),
+    responses(
+        (status = 202, description = "Always the same answer, after the same time: an account with a verified address is sent a reset link (1 hour, once)", body = board_core::ResetRequested),
+        (status = 403, description = "CROSS_ORIGIN: from a foreign origin", body = crate::error::ErrorBody),
+        (status = 422, description = "The body failed the schema, or MAIL_DISABLED: the server sends no mail", body = crate::error::ErrorBody),
+        (status = 429, description = "TOO_MANY_ATTEMPTS: this address used its sign-in budget; retry after Retry-After", body = crate::error::ErrorBody),
+    ),
+)]
+pub(super) async fn request_reset(mut req: Request) -> Answer {
+    let bytes = req.json_body().await?;
+    let address = req.client_address();
+    let done = req
+        .board()
+        .request_password_reset(Input::from_body(&bytes), &address)
+        .await?;
+    Ok(json(StatusCode::ACCEPTED, &done))
 }

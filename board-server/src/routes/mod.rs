@@ -17,6 +17,7 @@
 //! demand. Something parsed before a fused read reports its error only after the credential
 //! is checked (`Request::after_credential`), so 401 still comes first.
 
+mod activity;
 mod attachments;
 mod cards;
 mod checklist;
@@ -27,9 +28,14 @@ mod events;
 mod files;
 mod flow;
 mod health;
+mod imports;
 mod invitations;
 mod labels;
+mod mail;
+mod markdown;
 mod members;
+mod notifications;
+mod oidc;
 mod projects;
 mod relations;
 mod search;
@@ -72,6 +78,8 @@ pub struct App {
     pub streams: Arc<tokio::sync::Semaphore>,
     /// Becomes `true` when the server starts shutting down: event streams end.
     pub closing: tokio::sync::watch::Receiver<bool>,
+    /// The OpenID provider (api.md §27), when configured.
+    pub sso: Option<Arc<board_core::Provider>>,
 }
 
 /// The shared application state.
@@ -360,6 +368,15 @@ pub fn tagged<T: Serialize>(read: board_core::Conditional<T>) -> Response {
     reply
 }
 
+/// A write's answer with the tag a read of it would now carry (api.md §22).
+pub fn saved<T: Serialize>(status: StatusCode, saved: board_core::Saved<T>) -> Response {
+    let mut reply = json(status, &saved.value);
+    if let Ok(value) = warp::http::HeaderValue::from_str(saved.tag.as_str()) {
+        reply.headers_mut().insert(warp::http::header::ETAG, value);
+    }
+    reply
+}
+
 /// The reply of every DELETE route: `{"deleted": true}`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Deleted {
@@ -421,6 +438,8 @@ route_table! {
     cards::patch,
     cards::delete,
     cards::history,
+    activity::card,
+    activity::feed,
     cards::archive,
     cards::restore,
     cards::board,
@@ -428,6 +447,11 @@ route_table! {
     cards::delete_label,
     cards::put_assignee,
     cards::delete_assignee,
+    notifications::put_watch,
+    notifications::delete_watch,
+    notifications::list,
+    notifications::count,
+    notifications::read,
     labels::list,
     labels::create,
     labels::patch,
@@ -438,6 +462,7 @@ route_table! {
     checklist::delete,
     flow::get,
     search::get,
+    markdown::render,
     comments::list,
     comments::create,
     comments::patch,
@@ -459,6 +484,15 @@ route_table! {
     session::sign_out,
     session::me,
     session::patch_me,
+    oidc::auth,
+    oidc::start,
+    oidc::callback,
+    oidc::unlink,
+    session::verify_email,
+    session::mail_preferences,
+    session::patch_mail_preferences,
+    mail::page_get,
+    mail::post,
     tokens::list,
     tokens::create,
     tokens::delete,
@@ -467,12 +501,15 @@ route_table! {
     invitations::delete,
     invitations::accept,
     invitations::reset,
+    invitations::reset_account,
+    invitations::request_reset,
     events::stream,
     webhooks::list,
     webhooks::create,
     webhooks::patch,
     webhooks::delete,
     webhooks::deliveries,
+    imports::trello,
 }
 
 /// Every route of the server, as one filter (which rejects only when the

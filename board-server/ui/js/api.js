@@ -61,6 +61,8 @@ export async function api(method, path, body, options = {}) {
 	}
 	const etag = response.headers.get("ETag");
 	if (method === "GET" && etag) cache.set(path, { etag, data });
+	// A write's answer is what this read now answers (api.md §22).
+	if (options.cacheAs && etag) cache.set(options.cacheAs, { etag, data });
 	if (options.withEtag) return { data, etag };
 	return data;
 }

@@ -1,5 +1,6 @@
 // Boots the UI: who is signed in, then the page the path names.
-import { get, whenSignedOut, forget } from "./api.js";
+import { whenSignedOut, forget } from "./api.js";
+import { session, refreshMe, lifetime } from "./session.js";
 import { start, go, boardPath } from "./router.js";
 import { h, fill } from "./h.js";
 import { T } from "./text.js";
@@ -8,23 +9,13 @@ import { boardPage } from "./views/board.js";
 import { settingsPage } from "./views/settings.js";
 import { accountPage } from "./views/account.js";
 import { archivedPage } from "./views/archived.js";
-
-/** Who is signed in (`GET /api/me`), or null. */
-export const session = { me: undefined };
-
-/** Reads `GET /api/me` again (after a change of name, workspaces, projects). */
-export async function refreshMe() {
-	try {
-		session.me = await get("/api/me", { quiet401: true });
-	} catch (e) {
-		if (e.status !== 401) throw e;
-		session.me = null;
-	}
-	return session.me;
-}
+import { labelsPage } from "./views/labels.js";
+import { minePage } from "./views/mine.js";
+import { flowPage } from "./views/flow.js";
+import { activityPage } from "./views/activity.js";
 
 /** Forgets the session and shows the sign-in page. */
-export function signedOut() {
+function signedOut() {
 	session.me = null;
 	forget();
 	show(null);
@@ -32,19 +23,25 @@ export function signedOut() {
 }
 
 const root = document.getElementById("app");
+// The page shown: its route, its lifetime and, once loaded, its view.
 let current = null;
+let navigation = 0;
 const notice = (title, text) => fill(root, h("main", { class: "page narrow" }, h("h1", {}, title), text));
 
-function show(view, route) {
-	current?.view?.destroy?.();
-	current = view ? { view, route } : null;
+// Leaves the current page (destroying all it made), then starts `route`'s.
+function show(route) {
+	current?.life.end();
+	current = route ? { route, life: lifetime(), view: null } : null;
+	return current;
 }
 
-const pages = { board: boardPage, settings: settingsPage, account: accountPage, archived: archivedPage };
+const pages = { board: boardPage, settings: settingsPage, account: accountPage, archived: archivedPage, labels: labelsPage, me: minePage, flow: flowPage, activity: activityPage };
 
 async function route(r) {
+	const mine = ++navigation;
 	if (session.me === undefined) await refreshMe();
-	if (r.page === "invite" || r.page === "reset") {
+	if (mine !== navigation) return; // a newer navigation started meanwhile
+	if (r.page === "invite" || r.page === "reset" || r.page === "verify") {
 		show(null);
 		codePage(root, r.page, async () => {
 			await refreshMe();
@@ -75,17 +72,20 @@ async function route(r) {
 		return notice(T.notFound, h("p", {}, h("a", { href: "/" }, T.backToBoard)));
 	}
 	// The same page of the same board follows the route itself (a card opened).
-	const same = current?.route.page === r.page && current.route.tenant === r.tenant;
+	const same = current?.view && current.route.page === r.page && current.route.tenant === r.tenant;
 	if (same && current.view.update && current.view.update(r)) {
 		current.route = r;
 		return;
 	}
-	show(null);
-	const view = await page(root, r, session);
-	show(view, r);
+	const shown = show(r);
+	const view = await page(root, r, session, shown.life);
+	// Left while loading (a newer navigation): what it made goes at once.
+	shown.life.on(() => view?.destroy?.());
+	if (!shown.life.ended) shown.view = view || {};
 }
 
 whenSignedOut(() => signedOut());
 start((r) => {
-	route(r).catch((e) => notice(T.app, h("p", { role: "alert" }, e.message)));
+	const mine = navigation + 1;
+	route(r).catch((e) => { if (mine === navigation) notice(T.app, h("p", { role: "alert" }, e.message)); });
 });

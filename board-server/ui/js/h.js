@@ -85,8 +85,12 @@ export function openDialog(dialog, onClose) {
 	const back = document.activeElement;
 	document.body.appendChild(dialog);
 	dialog.addEventListener("close", () => {
+		// The close event comes a task later: a key pressed meanwhile may
+		// have put the focus somewhere on purpose; it stays there.
+		const at = document.activeElement;
+		const lost = !at || at === document.body || dialog.contains(at);
 		dialog.remove();
-		if (back?.isConnected) back.focus?.();
+		if (lost && back?.isConnected) back.focus?.();
 		onClose?.(dialog.returnValue);
 	});
 	dialog.showModal();

@@ -2,9 +2,11 @@
 
 /** What a path names: {page, tenant, project, card}. */
 export function parse(pathname) {
-	const fixed = { "/": "home", "/invite": "invite", "/reset": "reset", "/account": "account" };
+	const fixed = { "/": "home", "/invite": "invite", "/reset": "reset", "/verify": "verify", "/account": "account", "/me": "me" };
 	if (fixed[pathname]) return { page: fixed[pathname] };
-	const m = pathname.match(/^\/w\/([^/]+)(?:\/(?:(p|c)\/([^/]+)|(settings|archived)))?\/?$/);
+	const flow = pathname.match(/^\/w\/([^/]+)(?:\/p\/([^/]+))?\/flow\/?$/);
+	if (flow) return { page: "flow", tenant: decodeURIComponent(flow[1]), project: flow[2] && decodeURIComponent(flow[2]) };
+	const m = pathname.match(/^\/w\/([^/]+)(?:\/(?:(p|c)\/([^/]+)|(settings|archived|labels|activity)))?\/?$/);
 	if (!m) return { page: "missing" };
 	const tenant = decodeURIComponent(m[1]);
 	if (m[2] === "p") return { page: "board", tenant, project: decodeURIComponent(m[3]) };

@@ -1,9 +1,9 @@
-// The account page (§23): name, password, tokens and sessions.
+// The account page (§23): name, password, e-mail (§26), identities (§27), tokens and sessions.
 import { get, post, patch, del } from "../api.js";
-import { h, fill, field, primaryButton } from "../h.js";
+import { h, fill, field, primaryButton, uid } from "../h.js";
 import { T } from "../text.js";
 import { go } from "../router.js";
-import { refreshMe } from "../app.js";
+import { refreshMe } from "../session.js";
 import { frame } from "./frame.js";
 import { panel, said, attempt, timeEl, whenText, shownOnce, showError, table } from "./parts.js";
 
@@ -13,7 +13,11 @@ export async function accountPage(root, route, session) {
 	const me = session.me;
 	const rebuild = async () => { await refreshMe(); go("/account", true); };
 	const tokens = tokensPanels();
-	fill(main, h("h1", {}, T.accountTitle), namePanel(me, rebuild), passwordPanel(me, rebuild, tokens.load), tokens.el);
+	const auth = await get("/api/auth").catch(() => ({}));
+	const prefs = me.mail ? await get("/api/me/notifications").catch(() => null) : null;
+	fill(main, h("h1", {}, T.accountTitle), namePanel(me, rebuild), passwordPanel(me, rebuild, tokens.load),
+		me.mail ? emailPanel(me, prefs, rebuild) : [],
+		(auth.oidc || me.identities?.length) ? identitiesPanel(me, auth.oidc, rebuild) : [], tokens.el);
 	await tokens.ready;
 	return {};
 }
@@ -50,6 +54,64 @@ function passwordPanel(me, rebuild, reloadTokens) {
 	me.hasPassword ? field(T.currentPassword, current) : h("p", { class: "note" }, T.noPasswordYet),
 	field(T.newPassword, next, T.passwordHint), h("div", {}, button));
 	fill(p.body, form);
+	return p.el;
+}
+
+// The e-mail address and what to send there (§26), when the server sends mail.
+function emailPanel(me, prefs, rebuild) {
+	const p = panel(T.emailTitle);
+	const address = h("input", { type: "email", name: "email", value: me.email || "", autocomplete: "email", maxlength: 254 });
+	const save = primaryButton(T.saveEmail);
+	const state = h("p", { class: "hint" }, !me.email ? T.noEmail : me.emailVerified ? T.emailVerified : T.emailUnverified);
+	const addressForm = h("form", { class: "row bottom", novalidate: true, on: { submit: async (e) => {
+		e.preventDefault();
+		if (!(await attempt(p.alert, save, () => patch("/api/me", { email: address.value.trim() || null })))) return;
+		said(p, T.emailSaved);
+		await rebuild();
+	} } }, field(T.emailAddress, address), save);
+	if (!prefs) {
+		fill(p.body, addressForm, state);
+		return p.el;
+	}
+	const boxes = Object.keys(T.mailKinds).map((k) => h("input", { type: "checkbox", id: uid("mail"), checked: !!prefs.email[k], data: { kind: k } }));
+	const minutes = h("input", { type: "number", name: "batchMinutes", min: 0, max: 1440, value: prefs.batchMinutes });
+	const keep = primaryButton(T.savePrefs);
+	const prefsForm = h("form", { class: "stack", novalidate: true, on: { submit: async (e) => {
+		e.preventDefault();
+		const email = Object.fromEntries(boxes.map((b) => [b.dataset.kind, b.checked]));
+		if (await attempt(p.alert, keep, () => patch("/api/me/notifications", { email, batchMinutes: Number(minutes.value) }))) said(p, T.prefsSaved);
+	} } }, h("fieldset", {}, h("legend", {}, T.mailWanted),
+		boxes.map((b) => h("div", { class: "row" }, b, h("label", { for: b.id }, T.mailKinds[b.dataset.kind])))),
+	field(T.batchMinutes, minutes), h("div", {}, keep));
+	fill(p.body, addressForm, state, prefsForm);
+	return p.el;
+}
+
+// Linked identities (§27): "Link <name>" starts single sign-on in link mode; a
+// refused link comes back here as `?sso=CODE`.
+function identitiesPanel(me, oidc, rebuild) {
+	const p = panel(T.identities);
+	const sso = new URLSearchParams(location.search).get("sso");
+	if (sso) {
+		p.alert.textContent = T.ssoRefused[sso] || T.ssoRefusedOther(sso);
+		p.alert.hidden = false;
+		history.replaceState(null, "", location.pathname);
+	}
+	const unlink = (i) => {
+		const button = h("button", { "aria-label": T.unlinkIdentity(i.email || i.subject), on: { click: async () => {
+			if (!(await attempt(p.alert, button, () => del(`/api/me/identities/${encodeURIComponent(i.id)}`)))) return;
+			said(p, T.identityUnlinked);
+			await rebuild();
+		} } }, T.unlink);
+		return button;
+	};
+	fill(p.body, h("p", { class: "hint" }, T.identitiesLead),
+		me.identities?.length
+			? table([T.issuer, T.subject, T.email, T.linked, T.actions], me.identities.map((i) =>
+				[i.issuer, i.subject, i.email || "—", timeEl(i.linkedAt), unlink(i)]))
+			: h("p", { class: "hint" }, T.noIdentities),
+		oidc && h("p", {}, h("button", { type: "button", on: { click: () =>
+			location.assign("/api/auth/oidc/start?link=true&return=/account") } }, T.ssoLink(oidc.name))));
 	return p.el;
 }
 
@@ -91,8 +153,11 @@ function tokensPanels() {
 		form.reset();
 		fill(once, shownOnce(T.newToken, T.copyToken, made.token, T.tokenOnce));
 		await load().catch(showError(tp));
-	} } }, field(T.tokenLabel, label), field(T.expiresInDays, days, T.expiresHint), button);
-	fill(tp.body, h("p", { class: "hint" }, T.tokensLead), form, once, list);
+	} } }, field(T.tokenLabel, label), field(T.expiresInDays, days), button);
+	// The hint under the row, not in its field: the fields and the button line up.
+	const hint = h("p", { class: "hint", id: uid("hint") }, T.expiresHint);
+	days.setAttribute("aria-describedby", hint.id);
+	fill(tp.body, h("p", { class: "hint" }, T.tokensLead), form, hint, once, list);
 	fill(sp.body, h("p", { class: "hint" }, T.sessionsLead), sessions);
 	const ready = load().catch(showError(tp));
 	return { el: [tp.el, sp.el], load: () => load().catch(showError(tp)), ready };

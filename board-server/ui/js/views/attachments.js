@@ -25,13 +25,27 @@ export function attachmentsPart(shared) {
 	let files = [];
 	let reading = 0;
 
+	// The comments' images count among a card's attachments (§24): listed
+	// too, marked, as the comments part last drew the thread (no request).
+	let images = [];
+	shared.threadChanged = (thread) => {
+		images = thread.flatMap((c) => c.attachments);
+		draw();
+	};
+	function draw() {
+		const rows = [...files.map(row), ...images.map(imageRow)];
+		fill(list, rows.length ? rows : h("li", { class: "hint" }, T.noAttachments));
+	}
 	async function load() {
 		const n = ++reading;
 		const data = await get(path);
 		if (n !== reading) return;
 		files = data;
-		fill(list, files.length ? files.map(row) : h("li", { class: "hint" }, T.noAttachments));
+		draw();
 	}
+	const imageRow = (file) => h("li", { class: "row" },
+		h("a", { href: file.url, download: file.originalName }, file.originalName), " ",
+		h("span", { class: "hint" }, `${size(file.size)} · ${T.inAComment}`));
 	const row = (file) => h("li", { class: "row" },
 		h("a", { href: file.url, download: file.originalName }, file.originalName), " ",
 		h("span", { class: "hint" }, size(file.size)),

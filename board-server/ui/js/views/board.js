@@ -11,19 +11,14 @@ import { tile } from "./tile.js";
 import { moveDialog } from "./move.js";
 import { addColumnDialog, columnDialog } from "./columns.js";
 import { openCard } from "./card.js";
-import { refreshMe } from "../app.js";
-
-/** Shows a refusal for a while, in an alert with a Close button. */
-export function toast(text) {
-	const close = h("button", {}, T.close);
-	const note = h("div", { class: "alert", role: "alert" }, h("span", {}, text), close);
-	close.addEventListener("click", () => note.remove());
-	document.getElementById("toasts").appendChild(note);
-	setTimeout(() => note.remove(), 10000);
-}
+import { refreshMe } from "../session.js";
+import { toast } from "./parts.js";
+import { readFilter, filterQuery, filtering, matcher, fullIndex } from "../filter.js";
+import { filterBar } from "./filters.js";
+import { boardKeys } from "./keys.js";
 
 /** `/w/<tenant>` (and `/p/<project>`, `/c/<card>`). */
-export async function boardPage(root, route, session) {
+export async function boardPage(root, route, session, life) {
 	const ws = workspaceOf(session.me, route);
 	const main = frame(root, session, route);
 	if (!ws) {
@@ -39,9 +34,36 @@ export async function boardPage(root, route, session) {
 	const heading = h("h1", { class: "visually-hidden" }, `${T.board}: ${ws.name}`);
 	const note = h("p", { class: "note", hidden: true }, T.managementOff);
 	const scroller = h("div", { class: "columns" });
-	fill(main, h("div", { class: "board-bar" }, heading, note), scroller);
+	const failed = h("div", { class: "stack", hidden: true });
+	// The filter (§29): in the URL's query; `shows(id)` says whether a card is drawn.
+	let filter = readFilter(location.search);
+	let shows = () => true;
+	const filterNow = (f) => {
+		filter = f;
+		const match = filtering(f) && matcher(f, ctx.me.id);
+		shows = match ? (id) => match(store.cards.get(id)) : () => true;
+	};
+	filterNow(filter);
+	const keepInUrl = () => history.replaceState(null, "", location.pathname + filterQuery(filter));
+	const bar = filterBar(ctx, filter, (f) => {
+		performance.mark("filter-start");
+		filterNow(f);
+		for (const view of views.values()) view.limit = PAGE;
+		keepInUrl();
+		renderAll();
+		performance.mark("filter-end");
+		performance.measure("filter", "filter-start", "filter-end");
+	});
+	ctx.openFilter = bar.open;
+	fill(main, h("div", { class: "board-bar" }, heading, bar.el, note), failed, scroller);
 	const views = new Map();
 	const tiles = new Map();
+	// A long column draws its first cards, then more as its end comes near
+	// (or on "Show more"): 5,000 cards stay quick to show, filter and drag.
+	const PAGE = 50;
+	const nearEnd = new IntersectionObserver((seen) => {
+		for (const e of seen) if (e.isIntersecting && !e.target.hidden) e.target.click();
+	}, { rootMargin: "600px" });
 
 	// Puts `els` in `list` in order, moving only what is out of place.
 	const place = (list, els) => {
@@ -62,9 +84,10 @@ export async function boardPage(root, route, session) {
 		tiles.set(id, { card, el, done: column.done });
 		return el;
 	};
-	const renderHead = (column, view) => {
+	const renderHead = (column, view, shown) => {
 		const n = column.cardIds.length;
 		const over = column.wipLimit !== null && column.wipLimit !== undefined && n > column.wipLimit;
+		const on = filtering(filter);
 		const name = h("h2", { id: uid("col") }, column.name);
 		// The actions button stays in place across redraws: it keeps focus, and a
 		// dialog it opened gives focus back to it.
@@ -74,8 +97,8 @@ export async function boardPage(root, route, session) {
 		view.actions?.setAttribute("aria-label", T.columnActions(column.name));
 		fill(view.info, name,
 			h("span", { class: over ? "count over" : "count" },
-				h("span", { "aria-hidden": "true" }, T.count(n, column.wipLimit)),
-				h("span", { class: "visually-hidden" }, T.countLabel(n, column.wipLimit, over))),
+				h("span", { "aria-hidden": "true" }, on ? T.countShown(shown, n, column.wipLimit) : T.count(n, column.wipLimit)),
+				h("span", { class: "visually-hidden" }, on ? T.countShownLabel(shown, n, column.wipLimit, over) : T.countLabel(n, column.wipLimit, over))),
 			column.done ? h("span", { class: "done-mark" }, T.doneMark) : null);
 		view.section.setAttribute("aria-labelledby", name.id);
 		view.section.className = `column accent-${column.accent}`;
@@ -87,12 +110,19 @@ export async function boardPage(root, route, session) {
 			const head = h("header");
 			const list = h("ul", { class: "cards" });
 			const add = ctx.canWrite ? h("button", { data: { action: "add" } }, `+ ${T.addCard}`) : null;
-			const section = h("section", { data: { id: column.id } }, head, list, h("div", { class: "column-foot" }, add));
-			view = { section, list, head };
+			const more = h("button", { class: "more-cards", data: { action: "more" }, hidden: true });
+			const section = h("section", { data: { id: column.id } }, head, list, h("div", { class: "column-foot" }, more, add));
+			view = { section, list, head, more, limit: PAGE };
 			views.set(column.id, view);
+			nearEnd.observe(more);
 		}
-		renderHead(column, view);
-		place(view.list, column.cardIds.map((id) => tileOf(id, column)));
+		const ids = column.cardIds.filter(shows);
+		renderHead(column, view, ids.length);
+		const drawn = ids.length > view.limit ? ids.slice(0, view.limit) : ids;
+		place(view.list, drawn.map((id) => tileOf(id, column)));
+		const rest = ids.length - drawn.length;
+		view.more.hidden = !rest;
+		if (rest) view.more.textContent = T.moreCards(Math.min(rest, PAGE), rest);
 		return view.section;
 	};
 	const adder = h("div", { class: "add-column" }, h("button", { on: { click: () => addColumnDialog(ctx, reload) } }, `+ ${T.addColumn}`));
@@ -103,6 +133,16 @@ export async function boardPage(root, route, session) {
 		// Moved only where out of place: a section put back would lose its focus.
 		place(scroller, ctx.manage ? [...sections, adder] : sections);
 		note.hidden = ctx.manage || !ctx.canWrite;
+		countShown();
+	};
+	const countShown = () => {
+		let shown = 0;
+		let total = 0;
+		for (const column of store.columns) {
+			total += column.cardIds.length;
+			shown += filtering(filter) ? column.cardIds.filter(shows).length : column.cardIds.length;
+		}
+		bar.counts(shown, total);
 	};
 	// A tile drawn again keeps the keyboard focus it held.
 	const cardOf = (el) => el?.closest?.("li.card");
@@ -142,6 +182,7 @@ export async function boardPage(root, route, session) {
 	});
 	const render = (change) => {
 		if (change.columns === "all") return renderAll();
+		if (filtering(filter)) countShown();
 		for (const id of change.columns) {
 			const column = store.column(id);
 			if (column) renderColumn(column);
@@ -149,6 +190,11 @@ export async function boardPage(root, route, session) {
 		for (const id of change.cards) {
 			const where = store.where(id);
 			if (!where || change.columns.has(where.column.id)) continue;
+			// A change may make the card match the filter, or stop matching.
+			if (filtering(filter)) {
+				renderColumn(where.column);
+				continue;
+			}
 			const old = tiles.get(id);
 			const el = tileOf(id, where.column);
 			if (old && old.el !== el) old.el.replaceWith(el);
@@ -175,9 +221,9 @@ export async function boardPage(root, route, session) {
 		store.load(await get(boardUrl));
 	}
 	async function first() {
-		const board = get(boardUrl);
-		await Promise.all([readLabels(), readMembers(), readSettings()]);
-		store.load(await board);
+		const [board] = await Promise.all([get(boardUrl), readLabels(), readMembers(), readSettings()]);
+		bar.build();
+		store.load(board);
 		// "board": from navigation to the frame after every column was drawn.
 		requestAnimationFrame(() => setTimeout(() => {
 			performance.mark("board-shown");
@@ -198,7 +244,7 @@ export async function boardPage(root, route, session) {
 		if (!loaded) return queued.push(e);
 		dialog?.onEvent(e);
 		if (store.apply(e)) return;
-		const redraw = (read) => later(async () => { await read(); tiles.clear(); renderAll(); });
+		const redraw = (read) => later(async () => { await read(); tiles.clear(); bar.build(); renderAll(); });
 		if (e.type.startsWith("label.")) return redraw(readLabels);
 		if (e.type.startsWith("member.")) return redraw(readMembers);
 		if (e.type.startsWith("project.")) return later(refreshMe);
@@ -254,7 +300,12 @@ export async function boardPage(root, route, session) {
 	ctx.moveCard = moveCard;
 	ctx.moveColumn = moveColumn;
 	ctx.reload = reload;
-	if (ctx.canWrite) draggableCards(scroller, scroller, moveCard);
+	// A drop's index counts the visible cards only: it lands between its visible neighbours.
+	const dropCard = (cardId, columnId, index) => {
+		const others = store.column(columnId)?.cardIds.filter((id) => id !== cardId) || [];
+		return moveCard(cardId, columnId, fullIndex(others, shows, index));
+	};
+	if (ctx.canWrite) draggableCards(scroller, scroller, dropCard);
 	draggableColumns(scroller, scroller, (id, index) => (ctx.manage ? moveColumn(id, index) : renderAll()));
 
 	scroller.addEventListener("click", (e) => {
@@ -263,11 +314,26 @@ export async function boardPage(root, route, session) {
 		const section = button.closest("section.column");
 		const column = store.column(section.dataset.id);
 		if (button.dataset.action === "add") return addCardForm(column, button);
+		if (button.dataset.action === "more") {
+			views.get(column.id).limit += PAGE;
+			return renderColumn(column);
+		}
 		if (button.dataset.action === "column") return columnDialog(ctx, column);
 		if (button.dataset.action === "move") {
 			const card = store.cards.get(button.closest("li.card").dataset.id);
 			return moveDialog(ctx, card);
 		}
+	});
+	const unkey = boardKeys(scroller, ctx, {
+		move: (id) => moveDialog(ctx, store.cards.get(id)),
+		add: (section) => section.querySelector("button[data-action=add]")?.click(),
+		// Draws a long column's next cards; false when it has drawn them all.
+		more: (section) => {
+			const view = views.get(section.dataset.id);
+			if (view.more.hidden) return false;
+			view.more.click();
+			return true;
+		},
 	});
 	function addCardForm(column, button) {
 		const input = h("textarea", { rows: 2, required: true, maxlength: 500 });
@@ -301,21 +367,48 @@ export async function boardPage(root, route, session) {
 	}
 
 	let dialog = null;
-	await first();
-	dialog = route.card ? openCard(ctx, route.card) : null;
-	return {
-		update(r) {
-			if (r.project !== route.project) return false;
-			dialog?.close();
-			dialog = r.card ? openCard(ctx, r.card) : null;
-			return true;
-		},
-		destroy() {
+	const destroy = () => {
+		stopped = true;
+		stop();
+		unhook();
+		unkey();
+		nearEnd.disconnect();
+		clearTimeout(reloadTimer);
+		dialog?.close();
+	};
+	life?.on(destroy);
+	// A first load that fails stops the stream and offers to try again.
+	const open = async () => {
+		try {
+			await first();
+		} catch (e) {
 			stopped = true;
 			stop();
-			unhook();
-			clearTimeout(reloadTimer);
+			queued.length = 0;
+			const again = h("button", { on: { click: () => {
+				failed.hidden = true;
+				stopped = false;
+				listen();
+				open();
+			} } }, T.tryAgain);
+			fill(failed, h("p", { class: "alert", role: "alert" }, T.loadFailed(e.message)), h("div", {}, again));
+			failed.hidden = false;
+			scroller.hidden = true;
+			again.focus();
+			return;
+		}
+		scroller.hidden = false;
+		if (route.card && !stopped) dialog = openCard(ctx, route.card);
+	};
+	await open();
+	return {
+		update(r) {
+			if (r.project !== route.project || !loaded) return false;
 			dialog?.close();
+			dialog = r.card ? openCard(ctx, r.card) : null;
+			if (!r.card) keepInUrl(); // back from a card: the filter is still on
+			return true;
 		},
+		destroy,
 	};
 }

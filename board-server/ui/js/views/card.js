@@ -11,6 +11,7 @@ import { historyPart } from "./history.js";
 import { commentsPart } from "./comments.js";
 import { attachmentsPart } from "./attachments.js";
 import { linksPart } from "./links.js";
+import { watchPart } from "./watch.js";
 
 const REFRESHING = new Set(["card.updated", "card.moved", "card.archived", "card.restored"]);
 
@@ -50,6 +51,35 @@ export function openCard(ctx, id) {
 			}
 			return { card: data, etag };
 		},
+		/** Draws a save's answer ({data, etag}: the card as its read now answers it). */
+		took(saved) {
+			// Newer than any read sent before it.
+			drawn = ++reading;
+			state.card = saved.data;
+			state.etag = saved.etag;
+			ctx.store.put(saved.data);
+			if (!ended) draw();
+		},
+		/** Whether the dialog shows `subject` already (an event of its own save). */
+		holds(subject) {
+			const card = state.card;
+			return Boolean(card) && Object.keys(subject).every((k) => JSON.stringify(subject[k]) === JSON.stringify(card[k]));
+		},
+		/** The save in flight, if any: its own event waits until it is drawn. */
+		saving: null,
+		/** Sends a save that answers {data, etag} and draws it (`took`). */
+		async save(send) {
+			let done;
+			shared.saving = new Promise((resolve) => { done = resolve; });
+			try {
+				const saved = await send();
+				shared.took(saved);
+				return saved;
+			} finally {
+				shared.saving = null;
+				done();
+			}
+		},
 		/** Sends a change that answers the card; the board and the dialog follow. */
 		async change(send) {
 			alert.hidden = true;
@@ -70,6 +100,7 @@ export function openCard(ctx, id) {
 	const comments = commentsPart(shared);
 	const attachments = attachmentsPart(shared);
 	const links = linksPart(shared);
+	const watch = watchPart(shared);
 	const parts = [checklist, history, fields, comments, attachments, links];
 
 	const archiveButton = h("button", { on: { click: archive } }, T.archiveCard);
@@ -80,7 +111,7 @@ export function openCard(ctx, id) {
 		checklist.el, attachments.el, links.el, comments.el, history.el,
 		ctx.canWrite ? h("div", { class: "actions card-actions" }, archiveButton, restoreButton, deleteButton) : null);
 	const dialog = h("dialog", { class: "card-dialog", "aria-labelledby": heading.id },
-		h("header", { class: "card-head" }, h("div", { class: "stack" }, title.el, where),
+		h("header", { class: "card-head" }, h("div", { class: "stack" }, title.el, where, watch.el),
 			h("form", { method: "dialog", class: "close" }, h("button", { type: "submit", value: "close" }, T.close))),
 		alert, archivedNote, layout);
 
@@ -89,6 +120,7 @@ export function openCard(ctx, id) {
 		title.draw(card);
 		description.draw(card);
 		fields.draw(card);
+		watch.draw(card);
 		const column = ctx.store.column(card.columnId);
 		where.textContent = column ? `${T.column}: ${column.name}` : "";
 		archivedNote.hidden = !card.archivedAt;
@@ -181,7 +213,12 @@ export function openCard(ctx, id) {
 			if (ended) return;
 			const s = e.subject || {};
 			if (e.type === "card.deleted" && s.id === id && !deleting) return leave(T.deletedElsewhere(cardTitle()));
-			if (REFRESHING.has(e.type) && s.id === id) later();
+			if (REFRESHING.has(e.type) && s.id === id) {
+				// Our own save's echo changes nothing: no read.
+				const check = () => { if (!ended && !shared.holds(s)) later(); };
+				if (shared.saving) shared.saving.finally(check);
+				else check();
+			}
 			if (e.type.startsWith("checklist.") && s.cardId === id) later();
 			for (const part of parts) {
 				try { part.onEvent?.(e); } catch (err) { console.error(err); }

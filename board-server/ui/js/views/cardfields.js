@@ -68,7 +68,8 @@ export function fieldsPart(shared) {
 
 	let labels = ctx.labels;
 	let members = ctx.members;
-	const labelGroup = checkGroup(T.labels, T.noLabels, toggle("labels"), !ctx.canWrite);
+	const labelsLink = h("a", { href: `/w/${encodeURIComponent(ctx.ws.id)}/labels` }, T.manageLabels);
+	const labelGroup = checkGroup(T.labels, [T.noLabels, " ", labelsLink], toggle("labels"), !ctx.canWrite);
 	const peopleGroup = checkGroup(T.assignees, T.noMembers, toggle("assignees"), !ctx.canWrite);
 	const draw = (card) => {
 		if (document.activeElement !== due && !timer) due.value = localDay(card.dueAt);

@@ -1,17 +1,20 @@
 // The card dialog's title and description, saved with If-Match (§22).
-import { patch } from "../api.js";
+import { api, patch } from "../api.js";
 import { h, fill, sanitized, uid, announce, primaryButton } from "../h.js";
 import { T } from "../text.js";
+import { refusal } from "./parts.js";
+import { mentions } from "./mention.js";
 
 // Saves on the tag the edit started from: null, or {theirs, etag} on a clash.
 async function saveText(shared, edit, field, value) {
 	for (let i = 0; i < 3; i += 1) {
 		try {
-			shared.ctx.store.put(await patch(shared.url, { [field]: value }, { ifMatch: edit.etag }));
+			// One request: the answer is the card as its read now answers it, with
+			// that read's tag, so a save made by someone after ours meets a 412.
+			const read = `${shared.url}?html=true`;
+			const saved = await shared.save(() => patch(read, { [field]: value }, { ifMatch: edit.etag, withEtag: true, cacheAs: read }));
 			edit.base = value;
-			const now = await shared.refresh();
-			// Someone may have saved in between: then the next save must meet a 412.
-			if (now.card[field] === value) edit.etag = now.etag;
+			edit.etag = saved.etag;
 			return null;
 		} catch (e) {
 			if (e.status !== 412) throw e;
@@ -122,21 +125,27 @@ export function descriptionPart(shared) {
 	const ed = editor(shared, "description", { control: text, hide: [shown, button], save, what: T.theDescription, saved: T.descriptionSaved, value: () => text.value });
 	ed.form = h("form", { class: "stack", hidden: true, on: { submit: ed.submit } },
 		h("div", { class: "row tabs" }, write, preview),
-		h("div", { class: "write" }, h("label", { class: "visually-hidden", for: text.id }, T.description), text),
+		h("div", { class: "write" }, h("label", { class: "visually-hidden", for: text.id }, T.description), mentions(text, () => shared.ctx.members.values())),
 		pane, ed.note, ed.conflict,
 		h("div", { class: "row" }, save, h("button", { on: { click: ed.stop } }, T.cancel)));
 	function tab(previewing) {
 		write.setAttribute("aria-pressed", String(!previewing));
 		preview.setAttribute("aria-pressed", String(previewing));
-		text.parentElement.hidden = previewing;
+		text.closest(".write").hidden = previewing;
 		pane.hidden = !previewing;
 		if (!previewing) return;
 		const card = shared.state.card;
-		if (text.value !== card.description) {
-			return fill(pane, h("p", { class: "hint" }, T.previewUnsaved),
-				h("button", { on: { click: () => ed.run(text.value, () => { tab(true); preview.focus(); }) } }, T.saveAndPreview));
-		}
-		fill(pane, card.descriptionHtml ? sanitized(h("div", { class: "markdown" }), card.descriptionHtml) : h("p", { class: "hint" }, T.nothingToPreview));
+		if (text.value === card.description) return show(card.descriptionHtml);
+		// Unsaved text: the server renders it as its save will show (api.md §24).
+		const typed = text.value;
+		fill(pane, h("p", { class: "hint" }, T.rendering));
+		api("POST", "/api/markdown", { text: typed }).then(
+			(r) => { if (!pane.hidden && text.value === typed) show(r.html, T.previewUnsaved); },
+			(e) => { if (!pane.hidden) fill(pane, h("p", { class: "hint" }, refusal(e))); });
+	}
+	function show(html, note) {
+		const body = html ? sanitized(h("div", { class: "markdown" }), html) : h("p", { class: "hint" }, T.nothingToPreview);
+		fill(pane, ...(note ? [h("p", { class: "hint" }, note), body] : [body]));
 	}
 	text.addEventListener("keydown", (e) => {
 		if (e.key !== "Escape") return;

@@ -6,11 +6,13 @@ import { confirmDialog, attempt } from "./parts.js";
 import { conflictBox } from "./cardtext.js";
 import { upload } from "./attachments.js";
 import { ago, nameOf } from "./history.js";
+import { mentions } from "./mention.js";
 
 export function commentsPart(shared) {
 	const { ctx } = shared;
 	const path = `${shared.url}/comments`;
 	const commentPath = (id) => `/api/comments/${encodeURIComponent(id)}`;
+	const people = () => ctx.members.values();
 	const heading = h("h3", { id: uid("com") }, T.commentsTitle);
 	const list = h("ol", { class: "comments", "aria-labelledby": heading.id });
 	const alert = h("p", { class: "alert", role: "alert", hidden: true });
@@ -20,6 +22,29 @@ export function commentsPart(shared) {
 	let etag = null;
 	let reading = 0;
 	let shown = false;
+	let saving = null; // the save in flight: its own event waits for its answer
+
+	// One request per save: the answer is the comment as the thread shows it,
+	// with the thread's new tag (api.md §22).
+	async function send(method, url, body, options = {}) {
+		let done;
+		saving = new Promise((resolve) => { done = resolve; });
+		try {
+			const saved = await method(`${url}?html=true`, body, { ...options, withEtag: true });
+			reading += 1; // a read sent before this answer is older
+			const at = comments.findIndex((c) => c.id === saved.data.id);
+			comments = at < 0 ? comments.concat([saved.data]) : comments.map((c, i) => (i === at ? saved.data : c));
+			shared.threadChanged?.(comments);
+			etag = saved.etag;
+			fill(list, comments.map((c) => editors.get(c.id) || row(c)));
+			return saved.data;
+		} finally {
+			saving = null;
+			done();
+		}
+	}
+	// Whether the thread shows `s` as it is (an event of our own save).
+	const holds = (s) => comments.some((c) => c.id === s.id && c.updatedAt === s.updatedAt && c.content === s.content);
 
 	async function load() {
 		const n = ++reading;
@@ -27,6 +52,7 @@ export function commentsPart(shared) {
 		if (n !== reading) return null;
 		comments = read.data;
 		etag = read.etag;
+		shared.threadChanged?.(comments);
 		fill(list, comments.length ? comments.map((c) => editors.get(c.id) || row(c)) : h("li", { class: "hint" }, T.noComments));
 		if (!shown) {
 			shown = true;
@@ -68,8 +94,7 @@ export function commentsPart(shared) {
 		async function save(value) {
 			for (let i = 0; i < 3; i += 1) {
 				try {
-					await patch(commentPath(c.id), { content: value }, { ifMatch: state.etag });
-					await load();
+					await send(patch, commentPath(c.id), { content: value }, { ifMatch: state.etag });
 					announce(T.commentSaved);
 					return stop();
 				} catch (e) {
@@ -93,7 +118,7 @@ export function commentsPart(shared) {
 			if (text.value.trim() === state.base.trim()) return stop();
 			if (text.value.trim()) save(text.value);
 		} } },
-		h("label", { for: text.id, class: "visually-hidden" }, T.editComment), text, conflict,
+		h("label", { for: text.id, class: "visually-hidden" }, T.editComment), mentions(text, people), conflict,
 		h("div", { class: "row" }, h("button", { type: "submit", class: "primary" }, T.save),
 			h("button", { on: { click: stop } }, T.cancel)));
 		text.addEventListener("keydown", (e) => {
@@ -144,15 +169,15 @@ export function commentsPart(shared) {
 		e.preventDefault();
 		const content = composer.value;
 		if (!content.trim()) return composer.focus();
-		await attempt(alert, null, async () => {
-			await post(path, { content, attachmentIds: images.filter((a) => content.includes(a.url)).map((a) => a.id) });
+		const sent = await attempt(alert, null, async () => {
+			await send(post, path, { content, attachmentIds: images.filter((a) => content.includes(a.url)).map((a) => a.id) });
 			composer.value = "";
 			images = [];
 			announce(T.commentAdded);
 		});
-		await load().catch(fail);
+		if (!sent) await load().catch(fail);
 	} } },
-	h("label", { for: composer.id }, T.writeComment), composer,
+	h("label", { for: composer.id }, T.writeComment), mentions(composer, people),
 	h("div", { class: "row" }, hint, h("label", { for: picker.id, class: "visually-hidden" }, T.addImages), picker),
 	h("div", {}, h("button", { type: "submit", class: "primary" }, T.comment))) : null;
 
@@ -161,7 +186,11 @@ export function commentsPart(shared) {
 		load,
 		onEvent(e) {
 			const s = e.subject || {};
-			if ((e.type === "comment.created" || e.type === "comment.updated") && s.cardId === shared.id) load().catch(fail);
+			if ((e.type === "comment.created" || e.type === "comment.updated") && s.cardId === shared.id) {
+				const check = () => { if (!holds(s)) load().catch(fail); };
+				if (saving) saving.finally(check);
+				else check();
+			}
 			if (e.type === "comment.deleted" && comments.some((c) => c.id === s.id)) load().catch(fail);
 		},
 	};

@@ -1,5 +1,5 @@
-// The card dialog's history (§6, §17): each move, by whom, when.
-import { get } from "../api.js";
+// The card dialog's activity (§29), and the rows the workspace's activity page shares.
+import { get, query } from "../api.js";
 import { h, fill, uid } from "../h.js";
 import { T } from "../text.js";
 
@@ -18,29 +18,38 @@ export function ago(iso, now = Date.now()) {
 }
 
 /** Account `id`'s name on this board ("a former member"; null: the command line). */
-export const nameOf = (ctx, id) => (id ? ctx.members.get(id)?.name ?? T.formerMember : T.byCli);
+export const nameOf = (ctx, id) => (id ? ctx.members.get(id)?.name ?? T.formerMember : T.cli);
 
-/** The card's moves, newest first. */
-export function historyPart(shared) {
-	const { ctx } = shared;
-	const heading = h("h3", { id: uid("hist") }, T.history);
+/** Activity read from `path` with `params` (§29), newest first, page by page; a row says who, what, when. */
+export function activityList(path, params, heading, fail) {
 	const list = h("ol", { class: "history", "aria-labelledby": heading.id });
-	const who = (actorId) => (actorId ? T.by(nameOf(ctx, actorId)) : T.byCli);
+	const more = h("button", { hidden: true, on: { click: () => page(cursor).catch(fail) } }, T.more);
+	let cursor = null;
 	let reading = 0;
-	async function load() {
+	async function page(after) {
 		const n = ++reading;
-		const entries = await get(`${shared.url}/history`);
+		const res = await get(path + query({ ...params, cursor: after }));
 		if (n !== reading) return;
-		fill(list, entries.length ? [...entries].reverse().map((e) => h("li", {},
-			h("span", {}, e.fromName ? T.movedFromTo(e.fromName, e.toName) : T.createdIn(e.toName)), " ",
-			h("span", { class: "hint" }, who(e.actorId), ", ",
-				h("time", { datetime: e.movedAt, title: full.format(new Date(e.movedAt)) }, ago(e.movedAt))))) : h("li", { class: "hint" }, T.noHistory));
+		cursor = res.nextCursor;
+		const rows = res.items.map((a) => h("li", {}, h("b", {}, a.actor ? a.actor.name : T.cli), ` ${a.summary} `,
+			h("time", { class: "hint", datetime: a.at, title: full.format(new Date(a.at)) }, ago(a.at))));
+		if (after) list.append(...rows);
+		else fill(list, rows.length ? rows : h("li", { class: "hint" }, T.noActivity));
+		more.hidden = !cursor;
 	}
+	return { el: [list, more], load: () => page(null) };
+}
+
+/** The card dialog's activity: every change to the card and its parts, live. */
+export function historyPart(shared) {
+	const heading = h("h3", { id: uid("hist") }, T.activity);
+	const feed = activityList(`${shared.url}/activity`, {}, heading, shared.fail);
 	return {
-		el: h("section", { class: "card-history", "aria-labelledby": heading.id }, heading, list),
-		load,
+		el: h("section", { class: "card-history", "aria-labelledby": heading.id }, heading, feed.el),
+		load: feed.load,
 		onEvent(e) {
-			if ((e.type === "card.moved" || e.type === "card.restored") && e.subject?.id === shared.id) load().catch(shared.fail);
+			// A deletion's subject is only its id: any may be this card's.
+			if (e.type.endsWith(".deleted") || JSON.stringify(e.subject).includes(shared.id)) feed.load().catch(shared.fail);
 		},
 	};
 }

@@ -1,7 +1,20 @@
 // Pieces the pages and the card dialog share.
 import { h, field, uid, announce, openDialog } from "../h.js";
 import { T } from "../text.js";
-import { refusal } from "./signin.js";
+
+/** The message of a refusal, with when to retry for 429. */
+export function refusal(e) {
+	return e.status === 429 && e.retryAfter ? `${e.message} ${T.retryIn(e.retryAfter)}` : e.message;
+}
+
+/** Shows a refusal for a while, in an alert with a Close button. */
+export function toast(text) {
+	const close = h("button", {}, T.close);
+	const note = h("div", { class: "alert", role: "alert" }, h("span", {}, text), close);
+	close.addEventListener("click", () => note.remove());
+	document.getElementById("toasts").appendChild(note);
+	setTimeout(() => note.remove(), 10000);
+}
 
 /** A `<section class="panel">` with its heading, an alert, a status line and a body. */
 export function panel(title) {

@@ -3,10 +3,11 @@ import { get, post, patch, del, query } from "../api.js";
 import { h, fill, field, inline, uid, primaryButton } from "../h.js";
 import { T } from "../text.js";
 import { go } from "../router.js";
-import { refreshMe } from "../app.js";
+import { refreshMe } from "../session.js";
 import { frame, workspaceOf } from "./frame.js";
 import { panel, said, attempt, timeEl, whenText, shownOnce, confirmDialog, showError, table } from "./parts.js";
 import { EVENTS } from "../events.js";
+import { trelloPanel } from "./trello.js";
 
 const ROLES = ["VIEWER", "MEMBER", "ADMIN"];
 const enc = encodeURIComponent;
@@ -49,8 +50,9 @@ export async function settingsPage(root, route, session) {
 		// After losing ADMIN or the workspace: read /api/me and show the page again.
 		reload: async () => { await refreshMe(); go(location.pathname, true); },
 	};
-	const panels = [members(ctx), invitations(ctx), projects(ctx), workspaceSettings(ctx), webhooks(ctx)];
-	fill(main, h("h1", {}, T.settingsTitle(ws.name)), panels.map((p) => p.el));
+	const panels = [members(ctx), invitations(ctx), projects(ctx), workspaceSettings(ctx), webhooks(ctx), trelloPanel(ctx)];
+	fill(main, h("h1", {}, T.settingsTitle(ws.name)),
+		h("p", {}, h("a", { href: `/w/${enc(ws.id)}/labels` }, T.manageLabels)), panels.map((p) => p.el));
 	await Promise.all(panels.map((p) => p.ready));
 	return {};
 }

@@ -1,0 +1,71 @@
+"""Single sign-on in the browser (§27), against the OpenID provider that
+`BOARD_TEST_OIDC_URL` names (`.ci/oidc-provider`); skipped without it. The
+provider's own authorization form is filled as a person would: the subject,
+then "Authorize"."""
+
+import json
+import os
+import urllib.request
+import uuid
+
+import pytest
+
+from conftest import BACKENDS, Server, new_page, expect, axe
+
+OIDC = os.environ.get("BOARD_TEST_OIDC_URL", "").rstrip("/")
+pytestmark = pytest.mark.skipif(not OIDC, reason="BOARD_TEST_OIDC_URL is not set")
+
+
+@pytest.fixture(params=BACKENDS)
+def sso_server(request):
+    s = Server(request.param, ["--oidc-issuer", OIDC, "--oidc-client-id", "board-ui",
+                                "--oidc-client-secret", "board-ui-secret", "--oidc-name", "Mock ID"])
+    yield s
+    s.stop()
+
+
+def person(claims):
+    """A fresh subject at the provider, with `claims`."""
+    sub = f"ui-{uuid.uuid4().hex[:12]}"
+    req = urllib.request.Request(f"{OIDC}/users/{sub}", data=json.dumps(claims).encode(), method="PUT",
+                                 headers={"Content-Type": "application/json"})
+    urllib.request.urlopen(req).close()
+    return sub
+
+
+def authorize(page, sub):
+    """Says yes as `sub` on the provider's page (not board's: its one text field)."""
+    page.locator("input[name=sub]").fill(sub)
+    page.get_by_role("button", name="Authorize").click()
+
+
+def test_a_person_is_refused_then_joins_with_the_provider_and_sees_the_identity(browser, sso_server):
+    s = sso_server
+    sub = person({"preferred_username": "grace"})
+    page = new_page(browser, s, signed_in=False)
+    page.goto("/")
+    expect(page.get_by_role("button", name="Sign in with Mock ID")).to_be_visible()
+    assert axe(page) == []
+    page.get_by_role("button", name="Sign in with Mock ID").click()
+    authorize(page, sub)
+    expect(page.get_by_role("alert")).to_contain_text("No account is linked to this identity")
+    expect(page.get_by_role("button", name="Sign in", exact=True)).to_be_visible()
+    assert axe(page) == []
+
+    _, invitation = s.api("POST", "/api/invitations", {"tenantId": s.tenant, "role": "MEMBER"})
+    page.goto(invitation["url"])
+    expect(page.get_by_role("button", name="Join with Mock ID")).to_be_visible()
+    assert axe(page) == []
+    page.get_by_role("button", name="Join with Mock ID").click()
+    authorize(page, sub)
+    expect(page.get_by_role("region", name="Doing")).to_be_visible()
+
+    page.goto("/account")
+    expect(page.get_by_role("cell", name=sub, exact=True)).to_be_visible()
+    expect(page.get_by_role("button", name="Link Mock ID")).to_be_visible()
+    assert axe(page) == []
+    # Its only way in: unlinking it is refused, and says why.
+    page.get_by_role("button", name=f"Unlink {sub}").click()
+    expect(page.get_by_role("alert")).to_contain_text("last way to sign in")
+    expect(page.get_by_role("cell", name=sub, exact=True)).to_be_visible()
+    assert page.errors == []
