@@ -151,6 +151,19 @@ def test_the_keyboard_move_action_places_a_card(page, server):
     expect(card_item(page, "Doing", "Mover").get_by_role("button", name="Move")).to_be_focused()
 
 
+def test_a_dialog_gives_focus_to_its_opener_drawn_again_meanwhile(page, server):
+    card = server.card("Mover")
+    open_board(page, server)
+    card_item(page, "To do", "Mover").get_by_role("button", name="Move").click()
+    expect(page.get_by_role("dialog", name="Move “Mover”")).to_be_visible()
+    # Someone else renames the card: its tile is drawn again under the dialog.
+    server.ok("PATCH", f"/api/cards/{card['id']}", {"title": "Renamed"})
+    expect(card_item(page, "To do", "Renamed")).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog")).to_have_count(0)
+    expect(card_item(page, "To do", "Renamed").get_by_role("button", name="Move")).to_be_focused()
+
+
 def test_a_refused_move_puts_the_card_back_and_says_why(page, server):
     server.ok("PATCH", "/api/settings", {"tenantId": server.tenant, "wipLimits": "HARD"})
     doing = server.column("Doing")

@@ -83,6 +83,12 @@ export function announce(text) {
 /** Opens `dialog` modally; on close, focus returns where it was and `dialog` goes. */
 export function openDialog(dialog, onClose) {
 	const back = document.activeElement;
+	// A live change may draw the opener again while the dialog is open: its
+	// new copy is found by the item and the action it belongs to.
+	const holder = back?.closest?.("[data-id]");
+	const action = back?.dataset?.action;
+	const again = holder && action
+		? `[data-id="${CSS.escape(holder.dataset.id)}"] [data-action="${CSS.escape(action)}"]` : null;
 	document.body.appendChild(dialog);
 	dialog.addEventListener("close", () => {
 		// The close event comes a task later: a key pressed meanwhile may
@@ -90,7 +96,8 @@ export function openDialog(dialog, onClose) {
 		const at = document.activeElement;
 		const lost = !at || at === document.body || dialog.contains(at);
 		dialog.remove();
-		if (lost && back?.isConnected) back.focus?.();
+		const to = back?.isConnected ? back : again && document.querySelector(again);
+		if (lost) to?.focus?.();
 		onClose?.(dialog.returnValue);
 	});
 	dialog.showModal();
