@@ -355,6 +355,67 @@ on_both_backends! {
 }
 
 on_both_backends! {
+    // An import fits in what the workspace already has: a label matched by
+    // name without case, cards after the column's own in Trello's order, the
+    // card's creation date from its `createCard` action, a project, a long
+    // checklist cut with a warning, and flow metrics from the first day.
+    async fn an_import_fits_in_what_the_workspace_has(backend) {
+        let app = common::spawn_app(backend).await;
+        let ws = app.tenant.clone();
+        let project = app.project(&ws, "Imported").await;
+        let r = app.call("POST", "/api/labels", Some(json!({"tenantId": ws, "name": "BUG"}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let r = app.call("POST", "/api/cards", Some(json!({"tenantId": ws, "projectId": project, "title": "Here first"}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+
+        let mut b = TrelloBoard::new("Fitting in");
+        let ann = b.member("ann", "Ann Smith");
+        let todo = b.list("To do", false);
+        let done = b.list("Done", false);
+        let bug = b.label("bug", Some("red"));
+        let (last, second, first) = (b.card(&todo, "Last", "", &ann), b.card(&todo, "Second", "", &ann), b.card(&todo, "First", "", &ann));
+        b.set(&last, "pos", json!(90_000.5));
+        b.set(&first, "pos", json!(1.25));
+        b.label_card(&first, &bug);
+        let long: Vec<String> = (1..=501).map(|i| format!("item {i}")).collect();
+        let long: Vec<(&str, bool)> = long.iter().map(|t| (t.as_str(), false)).collect();
+        b.checklist(&first, "Long", &long);
+        b.move_card(&second, &done, &ann);
+        let file = b.to_value();
+        let created_at = file["actions"].as_array().unwrap().iter()
+            .find(|a| a["type"] == "createCard" && a["data"]["card"]["id"] == first.as_str())
+            .map(|a| a["date"].as_str().unwrap().to_string()).unwrap();
+
+        let r = import(&app, &app.token, &ws, b.to_bytes(), &[("projectId", &project)]).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        assert_eq!(r.body["labels"], json!({"matched": 1, "created": 0}));
+        assert_eq!(r.body["checklistItems"], 500);
+        let warnings = r.body["warnings"].to_string();
+        assert!(warnings.contains("at most 500 items: 1 items") && warnings.contains("item 501"), "{warnings}");
+
+        let board = app.call("GET", &format!("/api/board?tenant={ws}&project={project}"), None).await.body;
+        let column = |name: &str| -> Vec<String> {
+            let c = board["columns"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap();
+            c["cards"].as_array().unwrap().iter().map(|c| c["title"].as_str().unwrap().to_string()).collect()
+        };
+        assert_eq!(column("To do"), ["Here first", "First", "Last"], "{board}");
+        assert_eq!(column("Done"), ["Second"]);
+        let first = app.call("GET", &format!("/api/cards/{}", card_id(&app, "First").await), None).await.body;
+        assert_eq!(first["createdAt"], created_at.as_str());
+        assert_eq!(first["projectId"], project.as_str());
+        assert_eq!(first["labelIds"].as_array().unwrap().len(), 1);
+
+        let flow = app.call("GET", &format!("/api/flow?tenant={ws}&project={project}&since=2024-02-20&until=2024-03-10"), None).await;
+        assert_eq!(flow.status, 200, "{:?}", flow.body);
+        let done: i64 = flow.body["throughput"].as_array().unwrap().iter().map(|d| d["done"].as_i64().unwrap()).sum();
+        assert_eq!(done, 1, "{:?}", flow.body);
+        assert_eq!(flow.body["leadTime"]["count"], 1, "{:?}", flow.body);
+        let check = app.operator().admin().check_counts().await.unwrap();
+        assert!(check.is_empty(), "{check:?}");
+    }
+}
+
+on_both_backends! {
     // One import is one event on the stream and one webhook delivery, not
     // one per card (api.md §28).
     async fn an_import_is_one_event_and_one_webhook_delivery(backend) {
