@@ -47,6 +47,15 @@ fn an_unsupported_database_url_is_a_setting_to_fix() {
     );
 }
 
+/// `board --version` names the program and its version (docs/deploy.md,
+/// *Upgrades*), and needs no database.
+#[test]
+fn version_names_the_program_and_its_version() {
+    let out = bare(&["--version"]);
+    assert!(out.success, "{}", out.stderr);
+    assert_eq!(out.stdout, format!("board {}\n", env!("CARGO_PKG_VERSION")));
+}
+
 /// A PostgreSQL server without the URL's database: named, with what to do.
 #[tokio::test]
 #[cfg_attr(
@@ -63,7 +72,7 @@ async fn a_missing_postgres_database_is_named() {
         out.stderr,
         format!(
             "board: database \"{name}\" does not exist: create it first (docs/deploy.md, \
-             \"PostgreSQL\": createdb)\n"
+             \"PostgreSQL and several servers\": createdb)\n"
         )
     );
 }

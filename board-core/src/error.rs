@@ -352,9 +352,9 @@ fn misconfigured(e: &sqlx::Error) -> Option<String> {
         return None;
     };
     let hint = match db.code().as_deref() {
-        Some("3D000") => "create it first (docs/deploy.md, \"PostgreSQL\": createdb)",
+        Some("3D000") => "create it first (docs/deploy.md, \"PostgreSQL and several servers\": createdb)",
         Some("28000" | "28P01") => {
-            "check the role and password of the database URL (docs/deploy.md, \"PostgreSQL\")"
+            "check the role and password of the database URL (docs/deploy.md, \"PostgreSQL and several servers\")"
         }
         _ => return None,
     };

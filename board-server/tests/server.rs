@@ -347,6 +347,64 @@ on_both_backends! {
     }
 }
 
+on_both_backends! {
+    // docs/deploy.md, *Upgrades*: what an operator reads before and after an
+    // upgrade, without running anything that migrates.
+    async fn healthz_answers_the_version_and_the_schema_it_runs(backend) {
+        let app = common::spawn_app(backend).await;
+        let res = reqwest::get(format!("{}/healthz", app.base)).await.unwrap();
+        assert_eq!(res.status().as_u16(), 200);
+        let body: serde_json::Value = res.json().await.unwrap();
+        let last = last_migration(backend);
+        assert_eq!(
+            body,
+            json!({"status": "ok", "version": env!("CARGO_PKG_VERSION"), "schema": last})
+        );
+        // The schema the database holds: the server migrated it at start.
+        sqlx::any::install_default_drivers();
+        let pool = sqlx::AnyPool::connect(&app.db.url).await.unwrap();
+        let applied: i64 = sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        pool.close().await;
+        assert_eq!(applied, last);
+    }
+}
+
+/// The highest `NNNN` of `migrations/<backend>/NNNN_….sql`, read from the folder.
+fn last_migration(backend: Backend) -> i64 {
+    let dir = match backend {
+        Backend::Sqlite => "sqlite",
+        Backend::Postgres => "postgres",
+    };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../migrations")
+        .join(dir);
+    std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            name.strip_suffix(".sql")?.split('_').next()?.parse().ok()
+        })
+        .max()
+        .unwrap_or_else(|| panic!("no migration in {}", dir.display()))
+}
+
+/// `board-server --version` names the program and its version, one line.
+#[test]
+fn version_names_the_program_and_its_version() {
+    let out = std::process::Command::new(SERVER)
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("board-server {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
 /// api.md §11: a change through one server process reaches an event stream
 /// of another server process on the same PostgreSQL database within 1 s
 /// (`NOTIFY`), and the other way round.
@@ -627,4 +685,45 @@ async fn a_second_start_on_postgres_logs_no_notice() {
     // The migrator's statements are in the log (at debug), its notice not.
     assert!(log.contains("_sqlx_migrations"), "{log}");
     assert!(!log.contains("already exists"), "{log}");
+}
+
+/// A start on a PostgreSQL server without the URL's database stops with the
+/// message `board` gives (board-cli's `a_missing_postgres_database_is_named`):
+/// the database named, how to create it, no `(INTERNAL)`.
+#[tokio::test]
+#[cfg_attr(
+    not(board_test_postgres),
+    ignore = "BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn a_missing_postgres_database_stops_the_server_with_its_name() {
+    let url = common::postgres_url().expect("BOARD_TEST_POSTGRES_URL");
+    let name = format!("board_missing_{}", cuid2::create_id());
+    let url = common::replace_database(&url, &name);
+    let dir = common::TempDir::new();
+    let out = tokio::process::Command::new(SERVER)
+        .args(["--database-url", &url, "--listen", "127.0.0.1:0"])
+        .current_dir(dir.path())
+        .env("BOARD_FILES_DIR", dir.path().join("files"))
+        .env_remove("BOARD_FILES_URL")
+        .env_remove("BOARD_LOG")
+        .stdin(std::process::Stdio::null())
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(60), out)
+        .await
+        .expect("the server gives up")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{:?}: {stderr}", out.status);
+    assert_eq!(
+        stderr.lines().last(),
+        Some(
+            format!(
+                "board-server: database \"{name}\" does not exist: create it first \
+                 (docs/deploy.md, \"PostgreSQL and several servers\": createdb)"
+            )
+            .as_str()
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("INTERNAL"), "{stderr}");
 }

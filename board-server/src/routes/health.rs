@@ -1,6 +1,6 @@
-//! `GET /healthz` (200 with the version when the database answers; `HEAD`
-//! answers the same without the body) and `GET /metrics` (Prometheus text):
-//! no credential.
+//! `GET /healthz` (200 with the version and schema when the database
+//! answers; `HEAD` answers the same without the body) and `GET /metrics`
+//! (Prometheus text): no credential.
 
 use serde::Serialize;
 use warp::http::StatusCode;
@@ -13,8 +13,12 @@ use super::{json, Answer, Request};
 pub struct Health {
     /// `ok`.
     pub status: &'static str,
-    /// The server's version.
+    /// The server's version (what `board-server --version` prints).
     pub version: &'static str,
+    /// The schema the server runs: the version of its last migration (the
+    /// `NNNN` of `migrations/<backend>/NNNN_….sql`). The server migrates the
+    /// database at start, so this is the database's schema too.
+    pub schema: i64,
 }
 
 #[utoipa::path(
@@ -31,6 +35,7 @@ pub(super) async fn health(req: Request) -> Answer {
         &Health {
             status: "ok",
             version: env!("CARGO_PKG_VERSION"),
+            schema: req.board().backend().schema_version(),
         },
     ))
 }
