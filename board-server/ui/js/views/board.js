@@ -315,8 +315,15 @@ export async function boardPage(root, route, session, life) {
 		const column = store.column(section.dataset.id);
 		if (button.dataset.action === "add") return addCardForm(column, button);
 		if (button.dataset.action === "more") {
-			views.get(column.id).limit += PAGE;
-			return renderColumn(column);
+			const view = views.get(column.id);
+			const focused = button === document.activeElement;
+			const from = view.list.children.length;
+			view.limit += PAGE;
+			renderColumn(column);
+			// A focused "Show more" that hides (its last page drawn, by a key or by its
+			// 600 px watch) would drop the focus to the body: give it to the first new card.
+			if (focused && button.hidden) view.list.children[from]?.querySelector("a.title")?.focus();
+			return;
 		}
 		if (button.dataset.action === "column") return columnDialog(ctx, column);
 		if (button.dataset.action === "move") {
