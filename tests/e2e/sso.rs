@@ -50,9 +50,13 @@ fn issuer() -> String {
 
 /// A server with the provider configured, and `extra` settings.
 async fn app(backend: Backend, extra: &[(&str, &str)]) -> common::App {
-    let issuer = issuer();
+    app_at(backend, &issuer(), extra).await
+}
+
+/// A server with the provider at `issuer`, and `extra` settings.
+async fn app_at(backend: Backend, issuer: &str, extra: &[(&str, &str)]) -> common::App {
     let mut env = vec![
-        ("BOARD_OIDC_ISSUER", issuer.as_str()),
+        ("BOARD_OIDC_ISSUER", issuer),
         ("BOARD_OIDC_CLIENT_ID", "board-test"),
         ("BOARD_OIDC_CLIENT_SECRET", "board-test-secret"),
         ("BOARD_OIDC_NAME", "Mock ID"),
@@ -63,9 +67,14 @@ async fn app(backend: Backend, extra: &[(&str, &str)]) -> common::App {
 
 /// A person at the provider: a fresh subject with these claims.
 async fn person(claims: Value) -> String {
+    person_at(&issuer(), claims).await
+}
+
+/// A person at the provider `issuer`: a fresh subject with these claims.
+async fn person_at(issuer: &str, claims: Value) -> String {
     let sub = format!("sub-{}", cuid2::create_id());
     let r = reqwest::Client::new()
-        .put(format!("{}/users/{sub}", issuer()))
+        .put(format!("{issuer}/users/{sub}"))
         .json(&claims)
         .send()
         .await
@@ -541,3 +550,7 @@ testkit::on_both_backends! {
         password_session(&app, "admin").await;
     }
 }
+
+// The ID token refused by each of its checks; ES256, client_secret_post and
+// a new signing key, each with a provider of its own.
+mod tokens;

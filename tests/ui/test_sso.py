@@ -69,3 +69,25 @@ def test_a_person_is_refused_then_joins_with_the_provider_and_sees_the_identity(
     expect(page.get_by_role("alert")).to_contain_text("last way to sign in")
     expect(page.get_by_role("cell", name=sub, exact=True)).to_be_visible()
     assert page.errors == []
+
+
+def test_a_refused_link_comes_back_to_the_account_page_and_says_why(browser, sso_server):
+    s = sso_server
+    sub = person({"preferred_username": "lin"})
+    _, invitation = s.api("POST", "/api/invitations", {"tenantId": s.tenant, "role": "MEMBER"})
+    joiner = new_page(browser, s, signed_in=False)
+    joiner.goto(invitation["url"])
+    joiner.get_by_role("button", name="Join with Mock ID").click()
+    authorize(joiner, sub)
+    expect(joiner.get_by_role("region", name="Doing")).to_be_visible()
+
+    # The admin, signed in with a password, tries to link lin's identity.
+    page = new_page(browser, s)
+    page.goto("/account")
+    page.get_by_role("button", name="Link Mock ID").click()
+    authorize(page, sub)
+    expect(page).to_have_url(f"{s.base}/account?sso=IDENTITY_TAKEN")
+    expect(page.get_by_role("alert")).to_contain_text("already linked to another account: nothing changed")
+    expect(page.get_by_role("cell", name=sub, exact=True)).to_have_count(0)
+    assert axe(page) == []
+    assert page.errors == []
