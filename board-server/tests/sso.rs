@@ -1,8 +1,9 @@
-//! Single sign-on as a server process logs it (api.md §27): after sign-ins,
+//! Single sign-on as server processes do it (api.md §27): a state made on one
+//! server completes on another of the same database; and after sign-ins,
 //! refused tokens and a sign-out through the provider, at the debug level, no
 //! line of the log holds the client secret, a state, a nonce, a code, an ID
 //! token or a session. The provider is `.ci/oidc-provider`'s, named by
-//! `BOARD_TEST_OIDC_URL`; without it (at build time) the test is ignored.
+//! `BOARD_TEST_OIDC_URL`; without it (at build time) the tests are ignored.
 
 use serde_json::{json, Value};
 use testkit::process::{log_path, start_server};
@@ -35,6 +36,15 @@ fn location(res: &reqwest::Response) -> String {
 /// `.ci/oidc-provider.py`): where it landed, the session, and every secret
 /// the flow showed (state, nonce, code, session).
 async fn flow(base: &str, change: Option<Value>) -> (String, Option<String>, Vec<String>) {
+    flow_across(base, base, change).await
+}
+
+/// [`flow`], started on `base` and ended (the callback) on `finish`.
+async fn flow_across(
+    base: &str,
+    finish: &str,
+    change: Option<Value>,
+) -> (String, Option<String>, Vec<String>) {
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()
@@ -83,6 +93,11 @@ async fn flow(base: &str, change: Option<Value>) -> (String, Option<String>, Vec
             .query_pairs()
             .filter(|(k, _)| k == "code")
             .map(|(_, v)| v.to_string()),
+    );
+    let callback = format!(
+        "{finish}{}?{}",
+        callback.path(),
+        callback.query().unwrap_or("")
     );
     let res = http
         .get(callback)
@@ -176,4 +191,48 @@ async fn no_secret_of_single_sign_on_reaches_the_log_sqlite() {
 )]
 async fn no_secret_of_single_sign_on_reaches_the_log_postgres() {
     no_secret_of_single_sign_on_reaches_the_log(Backend::Postgres).await
+}
+
+/// Two servers of one database behind one public address: a sign-in started
+/// on one completes on the other (the state lives in the database).
+async fn a_state_made_on_one_server_completes_on_another(backend: Backend) {
+    let db = TestDb::new(backend).await;
+    let issuer = issuer();
+    let env = [
+        ("BOARD_PUBLIC_URL", "http://board.example.test"),
+        ("BOARD_OIDC_ISSUER", issuer.as_str()),
+        ("BOARD_OIDC_CLIENT_ID", "board-two-servers"),
+        ("BOARD_OIDC_CLIENT_SECRET", SECRET),
+        ("BOARD_OIDC_CREATE_ACCOUNTS", "true"),
+    ];
+    let one = start_server(SERVER, &db, &env).await;
+    let two = start_server(SERVER, &db, &env).await;
+    let (landed, session, _) = flow_across(&one.base, &two.base, None).await;
+    assert_eq!((landed.as_str(), session.is_some()), ("/", true));
+    let me = reqwest::Client::new()
+        .get(format!("{}/api/me", one.base))
+        .header("cookie", format!("board_session={}", session.unwrap()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        me.status().as_u16(),
+        200,
+        "the session serves on the first server too"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(board_test_oidc), ignore = "BOARD_TEST_OIDC_URL is not set")]
+async fn a_state_made_on_one_server_completes_on_another_sqlite() {
+    a_state_made_on_one_server_completes_on_another(Backend::Sqlite).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(all(board_test_oidc, board_test_postgres)),
+    ignore = "BOARD_TEST_OIDC_URL or BOARD_TEST_POSTGRES_URL is not set"
+)]
+async fn a_state_made_on_one_server_completes_on_another_postgres() {
+    a_state_made_on_one_server_completes_on_another(Backend::Postgres).await
 }
