@@ -71,7 +71,7 @@ def test_a_person_is_refused_then_joins_with_the_provider_and_sees_the_identity(
     assert page.errors == []
 
 
-def test_a_refused_link_comes_back_to_the_account_page_and_says_why(browser, sso_server):
+def test_a_member_signs_in_again_and_a_refused_link_says_why(browser, sso_server):
     s = sso_server
     sub = person({"preferred_username": "lin"})
     _, invitation = s.api("POST", "/api/invitations", {"tenantId": s.tenant, "role": "MEMBER"})
@@ -80,6 +80,12 @@ def test_a_refused_link_comes_back_to_the_account_page_and_says_why(browser, sso
     joiner.get_by_role("button", name="Join with Mock ID").click()
     authorize(joiner, sub)
     expect(joiner.get_by_role("region", name="Doing")).to_be_visible()
+    # Another browser: the sign-in page's button, the provider's page, the board.
+    again = new_page(browser, s, signed_in=False)
+    again.goto("/")
+    again.get_by_role("button", name="Sign in with Mock ID").click()
+    authorize(again, sub)
+    expect(again.get_by_role("region", name="Doing")).to_be_visible()
 
     # The admin, signed in with a password, tries to link lin's identity.
     page = new_page(browser, s)
