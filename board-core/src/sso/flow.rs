@@ -384,11 +384,24 @@ impl Board {
         let mut retried = false;
         loop {
             let client = client(provider, provider.metadata()?, redirect_uri)?;
+            // Other audiences beside this client are allowed when `azp`
+            // names this client (checked below: the crate leaves `azp` out).
             let verifier = client
                 .id_token_verifier()
+                .set_other_audience_verifier_fn(|_| true)
                 .set_time_fn(|| chrono::Utc::now() - chrono::Duration::seconds(60));
             match token.claims(&verifier, &nonce) {
                 Ok(c) => {
+                    let client_id = provider.settings().client_id.as_str();
+                    let azp = c.authorized_party().map(|a| a.as_str());
+                    if azp.is_some_and(|a| a != client_id)
+                        || (c.audiences().len() > 1 && azp.is_none())
+                    {
+                        return Err(bad(format!(
+                            "the ID token names several audiences, and azp {azp:?} is not this \
+                             client {client_id:?}"
+                        )));
+                    }
                     let names = [
                         c.preferred_username().map(|u| u.as_str().to_string()),
                         c.name()

@@ -207,10 +207,9 @@ pub(super) async fn callback(req: Request) -> Answer {
                 code => tracing::info!(issuer = ?issuer, subject = ?subject, address = ?address,
                     reason = code, message = %e, "single sign-on refused"),
             }
-            // A link refused lands where it was asked for: the account page
-            // of the signed-in person, which shows why.
-            let page = if actor.is_some() { "/account" } else { "/" };
-            found(&format!("{page}?sso={}", e.code()))
+            // Every refusal lands on `/` (a link refused too: the UI takes a
+            // signed-in person on to the account page, which shows why).
+            found(&format!("/?sso={}", e.code()))
         }
     };
     set_oidc_cookie(&mut response, &req, "", 0);

@@ -58,6 +58,10 @@ async function route(r) {
 		return;
 	}
 	if (r.page === "home") {
+		// A refused link (single sign-on) comes back as `/?sso=CODE`: the
+		// account page, where it was asked for, says why.
+		const sso = new URLSearchParams(location.search).get("sso");
+		if (sso) return go(`/account?sso=${encodeURIComponent(sso)}`, true);
 		const last = localStorage.getItem("board.last");
 		const reachable = (p) => session.me.workspaces.some((w) => p.startsWith(`/w/${encodeURIComponent(w.id)}`));
 		if (last && reachable(last)) return go(last, true);

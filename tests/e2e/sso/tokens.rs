@@ -69,15 +69,17 @@ async fn own_provider(args: &[&str]) -> OwnProvider {
 
 with_provider! {
     // Each check alone: a token re-signed with the published key and no
-    // change gets in, and so does one expired within the 60 s leeway; each
+    // change gets in, and so do one expired within the 60 s leeway and one
+    // for several audiences whose azp is this client; each
     // token below differs from it by one thing, is refused with SSO_TOKEN,
     // and leaves every account and identity as it was.
     async fn an_id_token_failing_any_check_is_refused(backend) {
         let app = app(backend, &[("BOARD_OIDC_CREATE_ACCOUNTS", "true")]).await;
         let issuer = issuer();
-        let refused: [(&str, Value); 7] = [
+        let refused: [(&str, Value); 8] = [
             ("another audience", json!({"claims": {"aud": "another-client"}})),
             ("several audiences, azp another", json!({"claims": {"aud": ["board-test", "another-client"], "azp": "another-client"}})),
+            ("several audiences, no azp", json!({"claims": {"aud": ["board-test", "another-client"], "azp": null}})),
             ("another issuer", json!({"claims": {"iss": "http://127.0.0.1:9"}})),
             ("a wrong nonce", json!({"claims": {"nonce": "not-the-one-board-sent"}})),
             ("expired", json!({"claims": {"exp": now() - 120, "iat": now() - 3600}})),
@@ -98,6 +100,7 @@ with_provider! {
         for (what, change) in [
             ("re-signed, unchanged", json!({"sign": "published"})),
             ("expired 30 s ago", json!({"claims": {"exp": now() - 30}})),
+            ("several audiences, azp this client", json!({"claims": {"aud": ["another-client", "board-test"], "azp": "board-test"}})),
         ] {
             let sub = person(json!({"preferred_username": format!("p-{}", cuid2::create_id())})).await;
             tamper(&issuer, &sub, change).await;
