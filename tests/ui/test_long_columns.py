@@ -20,10 +20,14 @@ def test_a_long_column_draws_more_as_its_end_comes_near(page, server):
     expect(more).to_be_visible()
     todo = page.get_by_role("region", name="To do")
     expect(todo.get_by_text("60", exact=True)).to_be_visible()  # the count is the column's
+    # Each card drawn says its place in the whole column, for a screen reader.
+    expect(cards_in(page).nth(2)).to_have_attribute("aria-posinset", "3")
+    expect(cards_in(page).nth(2)).to_have_attribute("aria-setsize", "60")
     assert axe(page) == []
     more.scroll_into_view_if_needed()  # near the end: drawn without a click
     expect(cards_in(page)).to_have_count(60)
     expect(more).to_be_hidden()
+    expect(cards_in(page).nth(2)).not_to_have_attribute("aria-setsize", "60")
 
     # A filter draws the first 50 of what it shows.
     page.goto(page.url.split("?")[0] + "?q=Card")
@@ -50,6 +54,7 @@ def test_focus_on_show_more_goes_to_the_first_new_card_when_it_hides(page, serve
     more.focus()  # scrolls it into view: its 600 px watch draws the last 10
     expect(cards_in(page)).to_have_count(60)
     expect(more).to_be_hidden()
+    expect(cards_in(page).nth(2)).not_to_have_attribute("aria-setsize", "60")
     expect(cards_in(page).nth(50).get_by_role("link", name="Card 51")).to_be_focused()
     assert page.evaluate("document.activeElement !== document.body")
 

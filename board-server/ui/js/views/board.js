@@ -119,7 +119,20 @@ export async function boardPage(root, route, session, life) {
 		const ids = column.cardIds.filter(shows);
 		renderHead(column, view, ids.length);
 		const drawn = ids.length > view.limit ? ids.slice(0, view.limit) : ids;
-		place(view.list, drawn.map((id) => tileOf(id, column)));
+		const tilesDrawn = drawn.map((id) => tileOf(id, column));
+		// Part of a long column drawn: each card says its place in the whole
+		// ("3 of 120"), where a screen reader would count only those drawn.
+		const partial = drawn.length < ids.length;
+		tilesDrawn.forEach((el, i) => {
+			if (partial) {
+				el.setAttribute("aria-setsize", ids.length);
+				el.setAttribute("aria-posinset", i + 1);
+			} else if (el.hasAttribute("aria-setsize")) {
+				el.removeAttribute("aria-setsize");
+				el.removeAttribute("aria-posinset");
+			}
+		});
+		place(view.list, tilesDrawn);
 		const rest = ids.length - drawn.length;
 		view.more.hidden = !rest;
 		if (rest) view.more.textContent = T.moreCards(Math.min(rest, PAGE), rest);
