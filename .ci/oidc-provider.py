@@ -5,6 +5,8 @@ oidc-provider-mock (authlib inside) as it ships, with what the tests need on top
   --alg ES256         sign ID tokens with a P-256 key (RS256 by default);
   --auth post         discovery lists only client_secret_post, and the token
                       endpoint refuses a client that authenticates otherwise;
+  --issuer URL        discovery states URL as the issuer (not the provider's own);
+  --redirect-keys     the keys' URL answers a redirect (to the keys themselves);
   POST /test/rotate   a new signing key: the keys published are then only it;
   PUT /test/tamper/<sub>
                       the next ID token for <sub> is changed before it leaves:
@@ -58,7 +60,7 @@ def sign(claims, key, kid, how):
     return jose.jwt.encode(header, claims, key).decode()
 
 
-def build(auth):
+def build(auth, issuer, redirect_keys):
     original_init = _storage.Storage.__init__
 
     def init(self):
@@ -84,6 +86,10 @@ def build(auth):
         if path == "/.well-known/openid-configuration":
             doc = response.get_json()
             doc["id_token_signing_alg_values_supported"] = [ALG]
+            if issuer:
+                doc["issuer"] = issuer
+            if redirect_keys:
+                doc["jwks_uri"] = doc["jwks_uri"].replace("/jwks", "/moved-keys")
             if auth == "post":
                 doc["token_endpoint_auth_methods_supported"] = ["client_secret_post"]
             response.set_data(json.dumps(doc))
@@ -107,6 +113,10 @@ def build(auth):
                 response.set_data(json.dumps(body))
         return response
 
+    @app.get("/moved-keys")
+    def moved_keys():
+        return flask.redirect("/jwks", code=302)
+
     @app.post("/test/rotate")
     def rotate():
         flask.g.oidc_provider_mock_storage.jwk = new_key()
@@ -127,11 +137,13 @@ def main():
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--alg", choices=["RS256", "ES256"], default="RS256")
     parser.add_argument("--auth", choices=["basic", "post"], default="basic")
+    parser.add_argument("--issuer")
+    parser.add_argument("--redirect-keys", action="store_true")
     args = parser.parse_args()
     ALG = args.alg
     os.environ["AUTHLIB_INSECURE_TRANSPORT"] = "1"
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
-    uvicorn.run(build(args.auth), interface="wsgi", host="127.0.0.1", port=args.port,
+    uvicorn.run(build(args.auth, args.issuer, args.redirect_keys), interface="wsgi", host="127.0.0.1", port=args.port,
                 log_config=None, log_level="warning")
 
 

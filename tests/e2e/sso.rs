@@ -556,3 +556,6 @@ with_provider! {
 // The ID token refused by each of its checks; ES256, client_secret_post and
 // a new signing key, each with a provider of its own.
 mod tokens;
+
+// Expired states, foreign returns, names, dead invitations, sessions, tokens.
+mod more;

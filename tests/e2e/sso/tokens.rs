@@ -1,7 +1,8 @@
 //! The ID token (api.md §27), against the provider of `.ci/oidc-provider.py`:
 //! a token that fails any one check is refused, and nothing changes; ES256
 //! keys; a provider that takes only `client_secret_post`; and a new signing
-//! key, fetched again on its unknown key id at most once a minute.
+//! key, fetched again on its unknown key id at most once a minute. And
+//! discovery: refused when it names another issuer or redirects.
 
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -133,5 +134,23 @@ with_provider! {
         let mut b = Browser::new(&app);
         assert_eq!(b.sign_in(&sub, "").await, "/", "the keys fetched again");
         assert_eq!(b.me().await.1["name"], "rotated");
+    }
+}
+
+with_provider! {
+    // Discovery is believed only when it names the configured issuer, and
+    // the provider's client follows no redirect (here, from the keys' URL):
+    // either way single sign-on stays unavailable, and passwords work.
+    async fn discovery_of_another_issuer_or_through_a_redirect_is_refused(backend) {
+        for args in [&["--issuer", "http://elsewhere.test"][..], &["--redirect-keys"][..]] {
+            let provider = own_provider(args).await;
+            let app = app_at(backend, &provider.url, &[]).await;
+            let mut b = Browser::new(&app);
+            let res = b.get("/api/auth/oidc/start").await;
+            assert_eq!(res.status().as_u16(), 503, "{args:?}");
+            let body: Value = res.json().await.unwrap();
+            assert_eq!(body["error"], "PROVIDER_UNAVAILABLE", "{args:?}");
+            password_session(&app, "admin").await;
+        }
     }
 }
