@@ -4,7 +4,8 @@ oidc-provider-mock (authlib inside) as it ships, with what the tests need on top
 (and the key id in each ID token's header, where real providers put it):
   --alg ES256         sign ID tokens with a P-256 key (RS256 by default);
   --auth post         discovery lists only client_secret_post, and the token
-                      endpoint refuses a client that authenticates otherwise;
+                      endpoint refuses a client that authenticates otherwise
+                      (by default it takes client_secret_basic alone);
   --issuer URL        discovery states URL as the issuer (not the provider's own);
   --redirect-keys     the keys' URL answers a redirect (to the keys themselves);
   POST /test/rotate   a new signing key: the keys published are then only it;
@@ -72,12 +73,15 @@ def build(auth, issuer, redirect_keys):
     app = _app.app(require_nonce=True, access_token_max_age=timedelta(hours=1))
 
     @app.before_request
-    def client_secret_post_only():
-        if auth != "post" or flask.request.path != "/oauth2/token":
+    def client_authentication():
+        # The mock takes any method; this one takes the method discovery lists.
+        if flask.request.path != "/oauth2/token":
             return None
-        if "Authorization" in flask.request.headers or "client_secret" not in flask.request.form:
+        basic = "Authorization" in flask.request.headers
+        posted = "client_secret" in flask.request.form
+        if (auth == "post") == basic or (auth == "post") != posted:
             return flask.jsonify({"error": "invalid_client",
-                                  "error_description": "this provider takes client_secret_post only"}), 401
+                                  "error_description": f"this provider takes client_secret_{auth} only"}), 401
         return None
 
     @app.after_request
