@@ -5,6 +5,7 @@ then "Authorize"."""
 
 import json
 import os
+import re
 import urllib.request
 import uuid
 
@@ -86,6 +87,12 @@ def test_a_member_signs_in_again_and_a_refused_link_says_why(browser, sso_server
     again.get_by_role("button", name="Sign in with Mock ID").click()
     authorize(again, sub)
     expect(again.get_by_role("region", name="Doing")).to_be_visible()
+    # Signing out goes through the provider's sign-out page, and back.
+    again.get_by_role("button", name="Sign out").click()
+    expect(again).to_have_url(re.compile("^" + re.escape(f"{OIDC}/oauth2/end_session?") + ".*id_token_hint="))
+    again.get_by_role("button", name="End session").click()
+    expect(again.get_by_role("button", name="Sign in with Mock ID")).to_be_visible()
+    assert [c for c in again.context.cookies() if c["name"] == "board_session"] == []
 
     # The admin, signed in with a password, tries to link lin's identity.
     page = new_page(browser, s)
