@@ -523,6 +523,12 @@ testkit::on_both_backends! {
         assert_eq!(res.status().as_u16(), 503);
         let body: Value = res.json().await.unwrap();
         assert_eq!(body["error"], "PROVIDER_UNAVAILABLE");
+        // A browser's page load lands on the sign-in page, which says why.
+        let res = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
+            .get(format!("{}/api/auth/oidc/start", app.base))
+            .header("accept", "text/html,application/xhtml+xml,*/*;q=0.8").send().await.unwrap();
+        assert_eq!(res.status().as_u16(), 302);
+        assert_eq!(location(&res), "/?sso=PROVIDER_UNAVAILABLE");
         password_session(&app, "admin").await;
     }
 }

@@ -119,7 +119,7 @@ struct StartParams {
     responses(
         (status = 302, description = "To the provider's authorization endpoint (code flow, state, nonce, PKCE S256), with the board_oidc cookie (10 minutes)"),
         (status = 404, description = "No single sign-on provider is set up", body = crate::error::ErrorBody),
-        (status = 503, description = "PROVIDER_UNAVAILABLE: the provider could not be reached yet; password sign-in works", body = crate::error::ErrorBody),
+        (status = 503, description = "PROVIDER_UNAVAILABLE: the provider could not be reached yet; password sign-in works (a browser's page load, Accept: text/html, gets 302 to /?sso=PROVIDER_UNAVAILABLE instead, which the sign-in page shows)", body = crate::error::ErrorBody),
     ),
 )]
 pub(super) async fn start(req: Request) -> Answer {
@@ -127,14 +127,32 @@ pub(super) async fn start(req: Request) -> Answer {
     let q: HashMap<String, String> = req.query();
     let get = |k: &str| q.get(k).map(String::as_str);
     let start = SsoStart::new(get("return"), get("invite"), get("link"));
-    let started = req
+    let started = match req
         .board()
         .sso_start(&provider, start, &redirect_uri(&req))
-        .await?;
+        .await
+    {
+        Ok(started) => started,
+        // A person who pressed "Sign in with …" sees the sign-in page say
+        // why, not the error's JSON; an API client gets the 503.
+        Err(e @ Error::ProviderUnavailable(_)) if wants_html(&req) => {
+            tracing::info!(error = %e, "single sign-on start: the provider is unavailable");
+            return Ok(found(&format!("/?sso={}", e.code())));
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut response = found(&started.location);
     let age = board_core::SSO_STATE_LIFETIME.as_secs();
     set_oidc_cookie(&mut response, &req, &started.state, age);
     Ok(response)
+}
+
+/// Whether the request is a browser's page load (`Accept` names HTML).
+fn wants_html(req: &Request) -> bool {
+    req.headers()
+        .get(warp::http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/html"))
 }
 
 /// The query of a callback (a schema only).
@@ -155,7 +173,7 @@ struct CallbackParams {
     security(()),
     params(CallbackParams),
     responses(
-        (status = 302, description = "Signed in (the board_session cookie) or linked: to the start's return path. Refused: to /?sso=CODE, or /account?sso=CODE when signed in (SSO_STATE, SSO_PROVIDER_ERROR, SSO_TOKEN, IDENTITY_TAKEN, NO_ACCOUNT, SSO_INVITATION, PROVIDER_UNAVAILABLE), which the sign-in page shows"),
+        (status = 302, description = "Signed in (the board_session cookie) or linked: to the start's return path. Refused: to /?sso=CODE (SSO_STATE, SSO_PROVIDER_ERROR, SSO_TOKEN, IDENTITY_TAKEN, NO_ACCOUNT, SSO_INVITATION, PROVIDER_UNAVAILABLE), which the sign-in page shows"),
         (status = 404, description = "No single sign-on provider is set up", body = crate::error::ErrorBody),
     ),
 )]
