@@ -398,8 +398,8 @@ impl Board {
                         || (c.audiences().len() > 1 && azp.is_none())
                     {
                         return Err(bad(format!(
-                            "the ID token names several audiences, and azp {azp:?} is not this \
-                             client {client_id:?}"
+                            "the ID token's azp {azp:?} is not this client {client_id:?} (with \
+                             several audiences, azp must name it)"
                         )));
                     }
                     let names = [
