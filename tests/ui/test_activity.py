@@ -34,6 +34,10 @@ def test_more_pages_come_on_demand_and_the_page_fits_a_phone(browser, server):
     expect(items).to_have_count(56)
     expect(items.last).to_contain_text("created “Busy” in “To do”")
     expect(page.get_by_role("button", name="Show more")).to_be_hidden()
+    # A live change goes on top; the pages loaded stay.
+    server.ok("PATCH", f"/api/cards/{card['id']}", {"title": "Busy again"})
+    expect(items).to_have_count(57)
+    expect(items.first).to_contain_text("renamed “Busy 54” to “Busy again”")
     assert page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     assert axe(page) == []
     assert not page.errors, page.errors

@@ -92,6 +92,26 @@ def test_the_inbox_pages_with_show_more(page, server):
     expect(inbox).to_be_hidden()
 
 
+def test_a_live_notification_keeps_the_pages_shown_and_the_focus(page, server):
+    ana = member_token(server, "Ana Lima")
+    card = server.card("A busy card")
+    for i in range(23):
+        server.ok("POST", f"/api/cards/{card['id']}/comments", {"content": f"note {i + 1}"}, token=ana)
+    open_board(page, server)  # a page with a stream: news comes live
+    bell(page, 23).click()
+    inbox = page.get_by_role("region", name="Notifications")
+    items = inbox.get_by_role("listitem")
+    inbox.get_by_role("button", name="Show more").click()
+    expect(items).to_have_count(23)
+    expect(items.nth(20).get_by_role("link")).to_be_focused()  # note 3's
+    server.ok("POST", f"/api/cards/{card['id']}/comments", {"content": "note 24"}, token=ana)
+    expect(items).to_have_count(24)
+    expect(items.nth(0)).to_contain_text("note 24")
+    expect(items.nth(21)).to_contain_text("note 3")
+    expect(items.nth(21).get_by_role("link")).to_be_focused()
+    assert page.errors == []
+
+
 def test_the_inbox_fits_360_px_in_dark_mode(browser, server):
     ana = member_token(server, "Ana Lima")
     card = server.card("Narrow card")

@@ -16,8 +16,9 @@ export async function activityPage(root, route, session, life) {
 	const feed = activityList("/api/activity", { tenant: ws.id }, heading, fail);
 	fill(main, h("div", { class: "activity-page" }, heading, alert, feed.el));
 	let timer = null;
-	const again = () => { clearTimeout(timer); timer = setTimeout(() => feed.load().catch(fail), 150); };
-	const stop = follow(ws.id, 0, { onEvent: again, onReset: again, onOpen: () => {}, onDown: () => {} });
+	const later = (read) => { clearTimeout(timer); timer = setTimeout(() => read().catch(fail), 150); };
+	const stop = follow(ws.id, 0, { onEvent: () => later(feed.news), onReset: () => later(feed.load),
+		onOpen: () => {}, onDown: () => {} });
 	const destroy = () => { stop(); clearTimeout(timer); };
 	life?.on(destroy);
 	await feed.load().catch(fail);

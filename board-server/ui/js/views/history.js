@@ -26,18 +26,30 @@ export function activityList(path, params, heading, fail) {
 	const more = h("button", { hidden: true, on: { click: () => page(cursor).catch(fail) } }, T.more);
 	let cursor = null;
 	let reading = 0;
+	const row = (a) => h("li", { data: { seq: a.seq } }, h("b", {}, a.actor ? a.actor.name : T.cli), ` ${a.summary} `,
+		h("time", { class: "hint", datetime: a.at, title: full.format(new Date(a.at)) }, ago(a.at)));
 	async function page(after) {
 		const n = ++reading;
 		const res = await get(path + query({ ...params, cursor: after }));
 		if (n !== reading) return;
 		cursor = res.nextCursor;
-		const rows = res.items.map((a) => h("li", {}, h("b", {}, a.actor ? a.actor.name : T.cli), ` ${a.summary} `,
-			h("time", { class: "hint", datetime: a.at, title: full.format(new Date(a.at)) }, ago(a.at))));
+		const rows = res.items.map(row);
 		if (after) list.append(...rows);
 		else fill(list, rows.length ? rows : h("li", { class: "hint" }, T.noActivity));
 		more.hidden = !cursor;
 	}
-	return { el: [list, more], load: () => page(null) };
+	// A live change: the new items go on top, and the pages "Show more"
+	// loaded stay (nothing shown, or more news than a page: read it again).
+	async function news() {
+		const n = ++reading;
+		const res = await get(path + query(params));
+		if (n !== reading) return;
+		const newest = Number(list.querySelector("li[data-seq]")?.dataset.seq);
+		const known = res.items.findIndex((a) => a.seq <= newest);
+		if (known < 0) return page(null);
+		list.prepend(...res.items.slice(0, known).map(row));
+	}
+	return { el: [list, more], load: () => page(null), news };
 }
 
 /** The card dialog's activity: every change to the card and its parts, live. */

@@ -74,10 +74,26 @@ export function bell(me) {
 			alert.hidden = false;
 		}
 	}
+	// A live notification: the new ones go on top, and what is shown stays,
+	// the pages "Show more" loaded and the focus with them.
+	async function news() {
+		const mine = ++asked;
+		try {
+			const page = await get(`/api/notifications${query({ unread: only.checked ? "true" : null, limit: PAGE })}`);
+			if (mine !== asked) return;
+			const shownIds = new Set([...list.querySelectorAll("li[data-id]")].map((li) => li.dataset.id));
+			const known = page.items.findIndex((n) => shownIds.has(n.id));
+			if (known < 0) return load(); // nothing shown, or more new than a page: start again
+			list.prepend(...page.items.slice(0, known).map(item));
+		} catch (e) {
+			alert.textContent = refusal(e);
+			alert.hidden = false;
+		}
+	}
 	function item(n) {
 		const who = n.actor?.name || T.app; // the command line
 		const line = [T.notice[n.kind]?.(who) || n.kind, workspace.get(n.tenantId)].filter(Boolean).join(" · ");
-		return h("li", { class: n.readAt ? "notice" : "notice unread" },
+		return h("li", { class: n.readAt ? "notice" : "notice unread", data: { id: n.id } },
 			h("a", { href: cardPath(n.tenantId, n.card.id), on: { click: () => { close(); if (!n.readAt) read({ ids: [n.id] }).catch(() => {}); } } }, n.card.title),
 			h("span", { class: "hint" }, n.readAt ? null : h("span", { class: "visually-hidden" }, `${T.unread}, `), `${line} · `,
 				h("time", { datetime: n.at, title: new Date(n.at).toLocaleString() }, ago(n.at))),
@@ -121,7 +137,7 @@ export function bell(me) {
 	};
 	document.addEventListener("click", outside);
 	document.addEventListener("keydown", outside);
-	shown = { live: () => button.isConnected, draw, reload: () => { if (!panel.hidden) load(); } };
+	shown = { live: () => button.isConnected, draw, reload: () => { if (!panel.hidden) news(); } };
 	draw();
 	recount();
 	return [button, panel];
