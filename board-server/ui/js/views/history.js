@@ -61,7 +61,7 @@ export function historyPart(shared) {
 		load: feed.load,
 		onEvent(e) {
 			// A deletion's subject is only its id: any may be this card's.
-			if (e.type.endsWith(".deleted") || JSON.stringify(e.subject).includes(shared.id)) feed.load().catch(shared.fail);
+			if (e.type.endsWith(".deleted") || JSON.stringify(e.subject).includes(shared.id)) feed.news().catch(shared.fail);
 		},
 	};
 }
