@@ -145,6 +145,16 @@ def test_at_in_a_comment_offers_the_members_by_keyboard_and_mouse(page, server):
     assert axe(page) == []
     box.press_sequentially("co")  # any word of a name
     expect(members.get_by_role("option")).to_have_text(["Bruno Costa"])
+    # The caret moved back: the list follows what is before it, then goes.
+    box.press("ArrowLeft")
+    box.press("ArrowLeft")
+    expect(members.get_by_role("option")).to_have_text(["admin", "Ana Lima", "Bruno Costa"])
+    box.press("ArrowLeft")
+    expect(members).to_be_hidden()
+    box.press("End")
+    box.press_sequentially("s")  # typing opens it again
+    expect(members.get_by_role("option")).to_have_text(["Bruno Costa"])
+    box.press("Backspace")
     expect(members.get_by_role("option", name="Bruno Costa")).to_have_attribute("aria-selected", "true")
     box.press("Enter")
     expect(members).to_be_hidden()

@@ -56,6 +56,9 @@ export function mentions(text, members) {
 	}
 	text.addEventListener("input", () => { active = 0; suggest(); });
 	text.addEventListener("click", () => (list.hidden ? null : suggest()));
+	// A caret moved by a key (←, →, Home, End) changes what comes before it.
+	const moves = new Set(["ArrowLeft", "ArrowRight", "Home", "End"]);
+	text.addEventListener("keyup", (e) => (list.hidden || !moves.has(e.key) ? null : suggest()));
 	text.addEventListener("blur", close);
 	// Before the box's own keys (Escape leaves an editor, closes a dialog).
 	text.addEventListener("keydown", (e) => {
