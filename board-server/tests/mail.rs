@@ -171,3 +171,62 @@ async fn two_servers_retry_while_smtp_is_down_then_send_once(backend) {
     drop((a, b));
 }
 }
+
+on_both_backends_with_mail! {
+// Claims forced to race: 24 batches due at once, no server sending them (it
+// scans hourly), and eight claimers on two handles of the database claiming
+// side by side until none is left. Each batch is claimed and sent once
+// (PostgreSQL: the claim locks its rows, skips those locked, and checks
+// again that each is still due; SQLite: one writer at a time).
+async fn racing_claims_send_each_batch_once(backend) {
+    let db = TestDb::new(backend).await;
+    let smtp = mail::smtp_url().unwrap();
+    let quiet = [("BOARD_SMTP_URL", smtp.as_str()), ("BOARD_MAIL_FROM", "board@example.test"),
+        ("BOARD_PUBLIC_URL", "http://board.example.test"), ("BOARD_MAIL_SCAN", "1h")];
+    let a = start_server(SERVER, &db, &quiet).await;
+    let (token, tenant) = first_run(&a.lines).expect("first run");
+    let board = open(&db).await;
+    let people = people(&board, &tenant, &a.base, 24).await;
+    assign_each(&people, [&a.base, &a.base], &token, &tenant).await;
+    let handles = [mail_handle(&db, &smtp).await, mail_handle(&db, &smtp).await];
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(8));
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let (handle, barrier) = (handles[i % 2].clone(), barrier.clone());
+        tasks.push(tokio::spawn(async move {
+            barrier.wait().await;
+            let mut sent = 0;
+            loop {
+                let done = handle.admin().send_due_mail(Duration::from_secs(300)).await.unwrap();
+                if done.is_empty() {
+                    return sent;
+                }
+                sent += done.len();
+            }
+        }));
+    }
+    let mut claimed = 0;
+    for t in tasks {
+        claimed += t.await.unwrap();
+    }
+    assert_eq!(claimed, people.len(), "each batch claimed once");
+    exactly_one_each(&people, Duration::from_secs(10)).await;
+    let log = board.admin().mail_log(false, 100).await.unwrap();
+    assert!(log.iter().all(|e| e.state == "sent" && e.attempts == 1), "{log:?}");
+    for h in handles {
+        h.close().await;
+    }
+    board.close().await;
+    drop(a);
+}
+}
+
+/// A handle of `db` that sends mail through `smtp`.
+async fn mail_handle(db: &TestDb, smtp: &str) -> Board {
+    let mut options = Options::new(&db.url);
+    options.files_dir = db.files_dir();
+    options.smtp_url = Some(smtp.to_string());
+    options.mail_from = Some("board@example.test".into());
+    options.public_url = Some("http://board.example.test".into());
+    Board::open_with(options).await.unwrap()
+}
