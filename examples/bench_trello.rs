@@ -101,6 +101,7 @@ async fn run(backend: Backend, file: &[u8]) {
         members: BTreeMap::new(),
         dry_run: false,
         importer: Some(account.id.clone()),
+        file_over: None,
     };
     let summary = board
         .import_trello(&Actor::Operator, import, file)

@@ -37,6 +37,7 @@ pub async fn import(board: &Board, out: &Out, args: ImportArgs) -> anyhow::Resul
         members,
         dry_run: args.dry_run,
         importer: Some(importer.id),
+        file_over: None,
     };
     let summary = board.import_trello(&Actor::Operator, import, &file).await?;
     print(out, &summary, args.dry_run);

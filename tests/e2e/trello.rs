@@ -336,16 +336,24 @@ on_both_backends! {
         let member = app.account_in(&ws, "mia", "member").await;
         let viewer = app.account_in(&ws, "vic", "viewer").await;
         let garbage = b"this is not json at all".to_vec();
+        let big = TrelloBoard::new(&"x".repeat(5000)).to_bytes();
         for token in [&member, &viewer] {
             let r = import(&app, token, &ws, garbage.clone(), &[]).await;
+            assert_eq!((r.status, r.body["error"].as_str()), (403, Some("FORBIDDEN")), "{:?}", r.body);
+            // The role before the size too, the file before or after the fields.
+            let r = import(&app, token, &ws, big.clone(), &[]).await;
+            assert_eq!((r.status, r.body["error"].as_str()), (403, Some("FORBIDDEN")), "{:?}", r.body);
+            let parts = vec![("file", "board.json", big.clone()), ("tenantId", "", ws.as_bytes().to_vec())];
+            let r = app.upload(token, PATH, &parts).await;
             assert_eq!((r.status, r.body["error"].as_str()), (403, Some("FORBIDDEN")), "{:?}", r.body);
         }
         let r = import(&app, "", &ws, garbage.clone(), &[]).await;
         assert_eq!(r.status, 401);
         let r = import(&app, &app.token, &ws, garbage, &[]).await;
         assert_eq!((r.status, r.body["error"].as_str()), (422, Some("NOT_A_TRELLO_EXPORT")));
-        let big = TrelloBoard::new(&"x".repeat(5000)).to_bytes();
-        let r = import(&app, &app.token, &ws, big, &[]).await;
+        let r = import(&app, &app.token, &ws, big.clone(), &[]).await;
+        assert_eq!((r.status, r.body["error"].as_str()), (413, Some("FILE_TOO_LARGE")), "{:?}", r.body);
+        let r = app.upload(&app.token, PATH, &[("file", "board.json", big), ("tenantId", "", ws.as_bytes().to_vec())]).await;
         assert_eq!((r.status, r.body["error"].as_str()), (413, Some("FILE_TOO_LARGE")), "{:?}", r.body);
         let r = app.upload(&app.token, PATH, &[("tenantId", "", ws.as_bytes().to_vec())]).await;
         assert_eq!((r.status, r.body["error"].as_str()), (400, Some("NO_FILE")));

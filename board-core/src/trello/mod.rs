@@ -45,6 +45,9 @@ pub struct TrelloImport {
     /// The importing account when the operator imports (the CLI's `--as`):
     /// the author of unmapped authors' comments. An account imports as itself.
     pub importer: Option<AccountId>,
+    /// The file sent was over this many bytes, and not kept: 413
+    /// `FILE_TOO_LARGE`, once the role is checked.
+    pub file_over: Option<u64>,
 }
 
 impl Board {
@@ -52,7 +55,8 @@ impl Board {
     /// cards, labels, checklists, comments, moves and attachment links, into
     /// the column set in effect for the workspace and project, in one
     /// transaction (api.md §28). The role is checked before the file is read:
-    /// 403 for a lower role, then 422 `NOT_A_TRELLO_EXPORT` for a file that
+    /// 403 for a lower role, then 413 `FILE_TOO_LARGE` for a file the server
+    /// did not keep ([`TrelloImport::file_over`]), 422 `NOT_A_TRELLO_EXPORT` for a file that
     /// is not a board export, 422 `NOT_A_MEMBER` for a mapping to an account
     /// outside the workspace, 403 `COLUMN_MANAGEMENT_DISABLED` when a column
     /// is needed and columns are locked. A dry run answers the same summary
@@ -65,6 +69,9 @@ impl Board {
     ) -> Result<ImportSummary> {
         let ws = &import.workspace_id;
         self.require(&self.pool, actor, ws, Role::Admin).await?;
+        if let Some(max) = import.file_over {
+            return Err(Error::FileTooLarge(max));
+        }
         let importer = match actor.account() {
             Some(a) => Some(a.clone()),
             None => match &import.importer {

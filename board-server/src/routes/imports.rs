@@ -1,6 +1,7 @@
 //! `POST /api/imports/trello` (api.md §28): the multipart form read whole (the
-//! file up to `--max-import-bytes`, else 413 `FILE_TOO_LARGE`), then one core
-//! operation, which checks the role before it reads the file.
+//! file kept up to `--max-import-bytes`), then one core operation, which
+//! checks the role before the file: 403, then 413 `FILE_TOO_LARGE`, then
+//! what the file holds.
 
 use std::collections::BTreeMap;
 
@@ -21,7 +22,7 @@ use super::{json, Answer, Request};
         (status = 200, description = "A dry run (dryRun=true): what an import would bring; nothing is written", body = board_core::ImportSummary),
         (status = 400, description = "No file in the form, or an unreadable form (NO_FILE)", body = crate::error::ErrorBody),
         (status = 403, description = "The account is not an ADMIN of the workspace (checked before the file is read), or a column is needed while column management is off (COLUMN_MANAGEMENT_DISABLED)", body = crate::error::ErrorBody),
-        (status = 413, description = "The file is over --max-import-bytes (FILE_TOO_LARGE)", body = crate::error::ErrorBody),
+        (status = 413, description = "The file is over --max-import-bytes (FILE_TOO_LARGE), once the role is checked", body = crate::error::ErrorBody),
         (status = 422, description = "A bad field, a file that is not a Trello board export (NOT_A_TRELLO_EXPORT), or a member mapped to an account outside the workspace (NOT_A_MEMBER)", body = crate::error::ErrorBody),
     ),
 )]
@@ -46,13 +47,25 @@ pub(super) async fn trello(req: Request) -> Answer {
 async fn read_form(form: &mut Multipart, max: u64) -> Result<(TrelloImport, Vec<u8>), ApiError> {
     let mut fields: BTreeMap<String, String> = BTreeMap::new();
     let mut file: Option<Vec<u8>> = None;
+    let mut file_over = None;
     while let Some(part) = form.next_part().await? {
         let mut bytes = Vec::new();
+        let mut over = false;
         while let Some(chunk) = form.next_chunk().await? {
-            if (bytes.len() + chunk.len()) as u64 > max {
-                return Err(Error::FileTooLarge(max).into());
+            // Read on, kept no more: the fields after it still count, and
+            // the role comes before the size (core says which).
+            over |= (bytes.len() + chunk.len()) as u64 > max;
+            if over {
+                bytes = Vec::new();
+                continue;
             }
             bytes.extend_from_slice(&chunk);
+        }
+        if over {
+            if part.field != "file" {
+                return Err(Error::FileTooLarge(max).into());
+            }
+            file_over = Some(max);
         }
         if part.field == "file" {
             file = Some(bytes);
@@ -104,6 +117,7 @@ async fn read_form(form: &mut Multipart, max: u64) -> Result<(TrelloImport, Vec<
         members,
         dry_run,
         importer: None,
+        file_over,
     };
     Ok((import, file))
 }
