@@ -365,3 +365,20 @@ pub(crate) fn parse_origin(s: &str) -> Result<String, String> {
         )),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn password_sign_in_goes_off_by_the_flag_or_the_setting() {
+        let parse = |args: &[&str]| {
+            Config::try_parse_from(std::iter::once("board-server").chain(args.iter().copied()))
+                .unwrap()
+                .password_sign_in()
+        };
+        assert!(parse(&[]));
+        assert!(!parse(&["--no-password-sign-in"]));
+        assert!(!parse(&["--password-sign-in", "off"]));
+    }
+}
