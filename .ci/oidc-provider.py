@@ -15,7 +15,7 @@ oidc-provider-mock (authlib inside) as it ships, with what the tests need on top
                       {"sign": "published" | "unpublished" | "none"} signs it
                       with the published key, with a key never published (under
                       the published key's id), or not at all (alg "none").
-Run by `.ci/oidc-provider start PORT [--alg ES256] [--auth post]`.
+Run by `.ci/oidc-provider start PORT [OPTIONS]`.
 """
 
 import argparse
