@@ -25,6 +25,8 @@ export function follow(tenant, after, { onEvent, onReset, onOpen, onDown }) {
 	inbox.open += 1;
 	source.addEventListener("reset", () => onReset());
 	source.addEventListener("open", () => {
+		// "stream-open": when a page's first read is followed by its stream.
+		if (!opened) performance.mark("stream-open");
 		onOpen(!opened);
 		opened = true;
 	});
