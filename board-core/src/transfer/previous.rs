@@ -63,101 +63,42 @@ const ADDED_IN_7: &[(&str, &str)] = &[
     ("tokens", "id_token"),
 ];
 
-/// The tables format version 7 added (migrations 0024 and 0025): an older
-/// export has none (no address, the default preferences, nothing mailed, no
-/// identity linked, no sign-in under way).
-const TABLES_ADDED_IN_7: &[&str] = &[
-    "email_verifications",
-    "mail_preferences",
-    "mail_batches",
-    "identities",
-    "sso_states",
-];
-
-/// The tables format version 6 added (migrations 0022 and 0023): an older
-/// export has none (nobody chose to watch a card or not, no notification, no
-/// reminder sent: due reminders go out again for cards already in their
-/// window; nothing was imported from Trello).
-const TABLES_ADDED_IN_6: &[&str] = &[
-    "card_watches",
-    "notifications",
-    "due_reminders",
-    "trello_ids",
-    "identities",
-    "sso_states",
-    "email_verifications",
-    "mail_preferences",
-    "mail_batches",
-];
-
-/// The tables formats 5 and 6 added (migration 0019 for the first three): an
-/// older export has none (no failure counted, no invitation or reset link
-/// open).
-const TABLES_ADDED_IN_5: &[&str] = &[
-    "auth_failures",
-    "invitations",
-    "password_resets",
-    "card_watches",
-    "notifications",
-    "due_reminders",
-    "trello_ids",
-    "identities",
-    "sso_states",
-    "email_verifications",
-    "mail_preferences",
-    "mail_batches",
-];
-
-/// The tables formats 4 to 6 added (migration 0018 for the first four): an
-/// older export has none, and no card of it had labels, assignees or a
-/// checklist.
-const TABLES_ADDED_IN_4_AND_5: &[&str] = &[
-    "labels",
-    "card_labels",
-    "card_assignees",
-    "checklist_items",
-    "auth_failures",
-    "invitations",
-    "password_resets",
-    "card_watches",
-    "notifications",
-    "due_reminders",
-    "trello_ids",
-    "identities",
-    "sso_states",
-    "email_verifications",
-    "mail_preferences",
-    "mail_batches",
-];
-
-/// The tables formats 3 to 6 added. An older export has no file for them,
-/// and they are imported empty (no card of such an export was archived, it
-/// had no webhook, its columns' versions start at none, migration 0016), but
-/// for the search index, which the import rebuilds from the cards and
-/// comments. The last seven are formats 4 and 5's ([`TABLES_ADDED_IN_4_AND_5`]).
-const TABLES_ADDED_IN_3_TO_5: &[&str] = &[
-    "card_archives",
-    "search_terms",
-    "search_state",
-    "webhooks",
-    "webhook_deliveries",
-    "column_versions",
-    "labels",
-    "card_labels",
-    "card_assignees",
-    "checklist_items",
-    "auth_failures",
-    "invitations",
-    "password_resets",
-    "card_watches",
-    "notifications",
-    "due_reminders",
-    "trello_ids",
-    "identities",
-    "sso_states",
-    "email_verifications",
-    "mail_preferences",
-    "mail_batches",
+/// Each table an older export may lack, with the format version that added
+/// it: an export of an earlier version has none of its rows, and its table
+/// is imported empty.
+/// - 3 (migrations 0012 to 0016): no card of such an export was archived,
+///   it had no webhook, its columns' versions start at none; the search
+///   index is rebuilt from the cards and comments ([`Absent::search_index`]);
+/// - 4 (0018): no card had labels, assignees or a checklist;
+/// - 5 (0019): no failure counted, no invitation or reset link open;
+/// - 6 (0022, 0023): nobody chose to watch a card or not, no notification,
+///   no reminder sent (due reminders go out again for cards already in their
+///   window), nothing imported from Trello;
+/// - 7 (0024, 0025): no address, the default preferences, nothing mailed, no
+///   identity linked, no sign-in under way.
+const TABLES_ADDED: &[(u32, &str)] = &[
+    (3, "card_archives"),
+    (3, "search_terms"),
+    (3, "search_state"),
+    (3, "webhooks"),
+    (3, "webhook_deliveries"),
+    (3, "column_versions"),
+    (4, "labels"),
+    (4, "card_labels"),
+    (4, "card_assignees"),
+    (4, "checklist_items"),
+    (5, "auth_failures"),
+    (5, "invitations"),
+    (5, "password_resets"),
+    (6, "card_watches"),
+    (6, "notifications"),
+    (6, "due_reminders"),
+    (6, "trello_ids"),
+    (7, "email_verifications"),
+    (7, "mail_preferences"),
+    (7, "mail_batches"),
+    (7, "identities"),
+    (7, "sso_states"),
 ];
 
 /// The columns migration 0021 added within format 5 (account name keys, the
@@ -181,7 +122,8 @@ const NEUTRAL: &[i64] = &[17, 20];
 pub(crate) struct Absent {
     /// The lists of columns it lacks, one per later version.
     columns: &'static [&'static [(&'static str, &'static str)]],
-    tables: &'static [&'static str],
+    /// The export's format version: it lacks the tables added after it.
+    version: u32,
     migrations: &'static [i64],
 }
 
@@ -192,39 +134,39 @@ impl Absent {
         match version {
             EXPORT_FORMAT_VERSION => Some(Absent {
                 columns: &[],
-                tables: &[],
+                version,
                 migrations: &[],
             }),
             6 => Some(Absent {
                 columns: &[ADDED_IN_7],
-                tables: TABLES_ADDED_IN_7,
+                version,
                 migrations: &[24, 25],
             }),
             5 => Some(Absent {
                 columns: &[ADDED_IN_6, ADDED_IN_7],
-                tables: TABLES_ADDED_IN_6,
+                version,
                 migrations: &[22, 23, 24, 25],
             }),
             4 => Some(Absent {
                 columns: &[ADDED_IN_5, ADDED_IN_6, ADDED_IN_7],
-                tables: TABLES_ADDED_IN_5,
+                version,
                 migrations: &[19, 22, 23, 24, 25],
             }),
             3 => Some(Absent {
                 columns: &[ADDED_IN_4, ADDED_IN_5, ADDED_IN_6, ADDED_IN_7],
-                tables: TABLES_ADDED_IN_4_AND_5,
+                version,
                 migrations: &[18, 19, 22, 23, 24, 25],
             }),
             2 => Some(Absent {
                 columns: &[ADDED_IN_3, ADDED_IN_4, ADDED_IN_5, ADDED_IN_6, ADDED_IN_7],
-                tables: TABLES_ADDED_IN_3_TO_5,
+                version,
                 migrations: &[12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24, 25],
             }),
             1 => Some(Absent {
                 columns: &[
                     ADDED_IN_2, ADDED_IN_3, ADDED_IN_4, ADDED_IN_5, ADDED_IN_6, ADDED_IN_7,
                 ],
-                tables: TABLES_ADDED_IN_3_TO_5,
+                version,
                 migrations: &[11, 12, 13, 14, 15, 16, 17, 18, 19, 22, 23, 24, 25],
             }),
             _ => None,
@@ -277,7 +219,9 @@ impl Absent {
 
     /// True when such an export has no file for `table`.
     pub(crate) fn table(&self, table: &str) -> bool {
-        self.tables.contains(&table)
+        TABLES_ADDED
+            .iter()
+            .any(|&(added, t)| t == table && added > self.version)
     }
 }
 
