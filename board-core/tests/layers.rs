@@ -3,10 +3,15 @@
 //! The test reads the picture under "## Layers" in ARCHITECTURE.md (a layer
 //! a line, the highest first; a line that starts with a space goes on with
 //! the layer above it) and every `crate::`, `super::` and `self::` path of
-//! `board-core/src` outside comments, strings and `#[cfg(test)]` modules. It
-//! fails when a module is in no layer or in two, when a path points to a
-//! higher layer, when the modules' paths make a circle, or when a module
-//! names a re-export of the crate root instead of the module that defines it.
+//! `board-core/src` outside comments, strings and `#[cfg(test)]` modules, and
+//! every path that starts with the name of one of the module's own submodules
+//! (`watch::view_tag`, read as `self::watch::view_tag`). A parent's path to
+//! its child is an arrow like any other, unless it is only in re-exports
+//! (`pub use child::X;`, `pub(crate) use child::X;`): a parent's re-exports
+//! of its children are its face, not its use of them. It fails when a module
+//! is in no layer or in two, when a path points to a higher layer, when the
+//! modules' paths make a circle, or when a module names a re-export of the
+//! crate root instead of the module that defines it.
 //! The root defines nothing: `Board` and `Admin` live in `board.rs`, a module
 //! like any other, and every `impl Board` block points down to it.
 
@@ -54,7 +59,10 @@ fn every_path_points_down_the_layer_picture_and_none_makes_a_circle() {
         if module.is_empty() || module[0] == "testing" {
             continue;
         }
-        for path in paths(code) {
+        let children = children_of(module, &modules);
+        // A parent's re-exports of its children are its face, not its use of them.
+        let used = paths_in(&without_reexports(code), &children);
+        for path in paths_in(code, &children) {
             let target = resolve(module, &path, &modules);
             if target.is_empty() {
                 problems.push(format!(
@@ -64,7 +72,7 @@ fn every_path_points_down_the_layer_picture_and_none_makes_a_circle() {
                 ));
                 continue;
             }
-            if &target == module || target.starts_with(module) {
+            if &target == module || (target.starts_with(module) && !used.contains(&path)) {
                 continue;
             }
             if let (Some(from), Some(to)) = (layer_of(module), layer_of(&target)) {
@@ -251,6 +259,12 @@ fn strip_test_modules(code: &str) -> String {
 /// Every path that starts with `crate`, `super` or `self`, a `use` group
 /// `a::{b, c::d}` expanded into its paths.
 fn paths(code: &str) -> Vec<Vec<String>> {
+    paths_in(code, &BTreeSet::new())
+}
+
+/// [`paths`], and the paths that start with the name of one of `children`
+/// (the module's own submodules, named without `self::`), as `self::…`.
+fn paths_in(code: &str, children: &BTreeSet<String>) -> Vec<Vec<String>> {
     let b = code.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -258,14 +272,55 @@ fn paths(code: &str) -> Vec<Vec<String>> {
         let starts = ["crate::", "super::", "self::"]
             .iter()
             .any(|k| b[i..].starts_with(k.as_bytes()));
-        if starts && (!ident(b, i) || b[i - 1] == b'$') && b.get(i.wrapping_sub(1)) != Some(&b':') {
-            let (found, end) = path_at(code, i, Vec::new());
+        let child = children
+            .iter()
+            .any(|c| b[i..].starts_with(format!("{c}::").as_bytes()));
+        let free = (!ident(b, i) || b[i - 1] == b'$') && b.get(i.wrapping_sub(1)) != Some(&b':');
+        if (starts || child) && free {
+            let prefix = match starts {
+                true => Vec::new(),
+                false => vec!["self".to_string()],
+            };
+            let (found, end) = path_at(code, i, prefix);
             out.extend(found);
             i = end;
         } else {
             i += 1;
         }
     }
+    out
+}
+
+/// The names of `module`'s own submodules.
+fn children_of(module: &Module, modules: &BTreeMap<Module, String>) -> BTreeSet<String> {
+    modules
+        .keys()
+        .filter(|m| m.len() == module.len() + 1 && m.starts_with(module))
+        .map(|m| m[module.len()].clone())
+        .collect()
+}
+
+/// `code` without its re-exports: `pub use …;` and `pub(…) use …;`.
+fn without_reexports(code: &str) -> String {
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(at) = rest.find("pub") {
+        let after = rest[at + 3..].trim_start();
+        let after = match after.strip_prefix('(') {
+            Some(scope) => scope.split_once(')').map_or("", |(_, r)| r).trim_start(),
+            None => after,
+        };
+        let word_start = at == 0 || !ident(rest.as_bytes(), at);
+        if word_start && after.starts_with("use ") {
+            out.push_str(&rest[..at]);
+            let end = rest.len() - after.len();
+            rest = &rest[end + after.find(';').map_or(after.len(), |e| e + 1)..];
+        } else {
+            out.push_str(&rest[..at + 3]);
+            rest = &rest[at + 3..];
+        }
+    }
+    out.push_str(rest);
     out
 }
 
@@ -401,6 +456,19 @@ fn the_reader_finds_paths_groups_and_circles() {
             "crate::z::W"
         ]
     );
+    // A submodule's name starts a path, unless it follows another name.
+    let children: BTreeSet<String> = ["listing".into(), "watch".into()].into();
+    let code = code_of(
+        "use listing::Listing;\nfn f() { watch::view_tag(); x::watch::y(); rewatch::z(); }",
+    );
+    let found: Vec<String> = paths_in(&code, &children)
+        .iter()
+        .map(|p| p.join("::"))
+        .collect();
+    assert_eq!(found, ["self::listing::Listing", "self::watch::view_tag"]);
+    // Re-exports are taken out; a plain `use` and a `pub`-like name stay.
+    let code = "pub use a::B;\npub(crate) use c::{D, E};\nuse f::G;\nfn public() {}";
+    assert_eq!(without_reexports(code), "\n\nuse f::G;\nfn public() {}");
     let m = |s: &str| s.split("::").map(String::from).collect::<Module>();
     let edges: BTreeMap<Module, BTreeSet<Module>> = [
         (m("a"), [m("b")].into()),

@@ -216,7 +216,7 @@ impl CardView {
         html: bool,
         watching: Option<bool>,
     ) -> Result<Saved<CardView>> {
-        let tag = watch::view_tag(&card, watching.unwrap_or(false))?;
+        let tag = view_tag(&card, watching.unwrap_or(false))?;
         let (tag, description_html) = match html {
             true => (
                 tag.rendered(),
@@ -233,6 +233,16 @@ impl CardView {
     }
 }
 
+/// The tag of a card as `GET /api/cards/[id]` answers it: the card's, or,
+/// for a caller who watches it, another made from it.
+fn view_tag(card: &Card, watching: bool) -> Result<ETag> {
+    let tag = ETag::of_payload(CARD_TAG, card)?;
+    Ok(match watching {
+        true => tag.watched(),
+        false => tag,
+    })
+}
+
 impl Card {
     /// This card as a write answers it (api.md §22): with the tag that
     /// `GET /api/cards/[id]` (without `?html=true`) answers for it.
@@ -247,6 +257,7 @@ const CARD_TAG: &str = "card";
 
 mod board;
 mod fields;
+
 mod marks;
 mod parts;
 mod reach;

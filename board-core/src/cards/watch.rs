@@ -7,25 +7,14 @@
 
 use sqlx::{FromRow, Row};
 
-use super::{check_role, check_role_of, Card, CardView, CARD_TAG};
+use super::{check_role, check_role_of, Card, CardView};
 use crate::access::{Actor, Role};
 use crate::board::Board;
 use crate::error::{Error, Result};
-use crate::etag::ETag;
 use crate::ids::CardId;
 use crate::notifications::WATCHING_SQL;
 use crate::store::{Deferred, Value};
 use crate::time::now;
-
-/// The tag of a card as `GET /api/cards/[id]` answers it: the card's, or,
-/// for a caller who watches it, another made from it.
-pub(crate) fn view_tag(card: &Card, watching: bool) -> Result<ETag> {
-    let tag = ETag::of_payload(CARD_TAG, card)?;
-    Ok(match watching {
-        true => tag.watched(),
-        false => tag,
-    })
-}
 
 impl Board {
     /// The card and whether the actor watches it, with the actor's reach

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::Column;
+use super::column::Column;
 use crate::error::Result;
 use crate::etag::ETag;
 use crate::ids::WorkspaceId;

@@ -5,22 +5,23 @@
 //! locking the set row in every write): positions are unique in a set, and a
 //! non-empty set has exactly one done column.
 
+mod column;
 mod delete;
 mod listing;
 mod order;
 mod update;
 
+pub(crate) use column::accent;
 pub(crate) use listing::Listings;
 
+pub use column::{Accent, Column};
 pub use delete::{CardsFate, ColumnDeleted, DeleteColumn, CONFIRM_DELETE_CARDS};
 pub use order::{ColumnOrder, MAX_REORDER};
 pub use update::ColumnPatch;
 
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::Value;
-use sqlx::any::AnyRow;
 use sqlx::{Any, Executor, Row};
 
 use crate::access::{
@@ -34,72 +35,13 @@ use crate::ids::{ColumnId, ColumnSetId, ProjectId, WorkspaceId};
 use crate::query::SetQuery;
 use crate::sets;
 use crate::settings;
-use crate::store::{flag, Lock, WriteTx};
+use crate::store::{Lock, WriteTx};
 use crate::text::Name;
 use crate::time::now;
 use crate::validate::{self, Fields, FromJson, Input};
 use crate::wip::WipLimit;
+use column::{column_from_row, COLUMN_SELECT};
 use listing::Listing;
-
-macro_rules! accents {
-    ($($variant:ident => $text:literal),* $(,)?) => {
-        /// A column's accent colour token. There are no free (hex) colours.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-        #[serde(rename_all = "lowercase")]
-        pub enum Accent {
-            $(#[doc = $text] $variant,)*
-        }
-
-        impl Accent {
-            /// Every token, in the contract's order.
-            pub const ALL: &'static [&'static str] = &[$($text),*];
-
-            /// The token's text.
-            pub fn as_str(self) -> &'static str {
-                match self { $(Accent::$variant => $text,)* }
-            }
-
-            /// Parses a token (exact, lowercase).
-            pub fn parse(s: &str) -> Option<Accent> {
-                match s { $($text => Some(Accent::$variant),)* _ => None }
-            }
-        }
-    };
-}
-
-accents! {
-    Slate => "slate", Gray => "gray", Red => "red", Orange => "orange", Amber => "amber",
-    Yellow => "yellow", Lime => "lime", Green => "green", Emerald => "emerald", Teal => "teal",
-    Cyan => "cyan", Sky => "sky", Blue => "blue", Indigo => "indigo", Violet => "violet",
-    Purple => "purple", Fuchsia => "fuchsia", Pink => "pink", Rose => "rose",
-}
-
-/// Reads an accent token from JSON (`color` on the wire).
-pub(crate) fn accent(v: &Value) -> Result<Accent, String> {
-    validate::one_of(v, Accent::ALL).map(|s| Accent::parse(s).expect("listed"))
-}
-
-/// A column.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Column {
-    /// Its id.
-    pub id: ColumnId,
-    /// The project of its set; `None` for the tenant set.
-    pub project_id: Option<ProjectId>,
-    /// Its name.
-    pub name: String,
-    /// Its accent token.
-    pub accent: Accent,
-    /// Its place in the set (unique in the set).
-    pub position: i64,
-    /// Whether it is the set's done column.
-    pub done: bool,
-    /// The most cards it may hold (api.md §20); `None`: no limit.
-    pub wip_limit: Option<WipLimit>,
-}
 
 /// The body of `POST /api/columns`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -195,31 +137,10 @@ impl NewColumn {
     }
 }
 
-pub(crate) const COLUMN_SELECT: &str =
-    "SELECT c.id, s.project_id, c.name, c.accent, c.position, c.done, c.wip_limit \
-     FROM columns c JOIN column_sets s ON s.id = c.set_id";
-
 /// The order of a workspace's columns: the tenant set, then each project set
 /// in project creation order, each by position (`p` is the set's project).
 const WORKSPACE_ORDER: &str = "ORDER BY CASE WHEN s.project_id IS NULL THEN 0 ELSE 1 END, \
      p.created_at, p.id, c.position";
-
-pub(crate) fn column_from_row(row: &AnyRow) -> Result<Column> {
-    let accent: String = row.try_get("accent")?;
-    Ok(Column {
-        id: ColumnId::from_db(row.try_get("id")?),
-        project_id: row
-            .try_get::<Option<String>, _>("project_id")?
-            .map(ProjectId::from_db),
-        name: row.try_get("name")?,
-        accent: Accent::parse(&accent).unwrap_or(Accent::Slate),
-        position: row.try_get("position")?,
-        done: flag(row.try_get("done")?),
-        wip_limit: row
-            .try_get::<Option<i64>, _>("wip_limit")?
-            .and_then(WipLimit::new),
-    })
-}
 
 /// Columns: list and create: the operations of `columns/mod.rs`.
 impl Board {
@@ -547,5 +468,3 @@ pub(crate) async fn insert_column(
     .await?;
     Ok(())
 }
-
-crate::ids::bind_as_text!(Accent);

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{accent, Accent, Column};
+use super::column::{accent, Accent, Column};
 use crate::access::{Actor, Role};
 use crate::board::Board;
 use crate::change::Change;

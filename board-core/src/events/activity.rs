@@ -27,7 +27,6 @@
 use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
-use serde_json::Value;
 use sqlx::Row as _;
 
 use crate::access::{Actor, Role};
@@ -39,7 +38,10 @@ use crate::query::SetQuery;
 use crate::store::placeholders;
 use crate::time::Timestamp;
 
+mod row;
 mod summary;
+
+use row::{Row, COLUMNS};
 
 /// How many items a page has when the query does not say.
 const DEFAULT_LIMIT: u16 = 50;
@@ -128,38 +130,6 @@ impl ActivityQuery {
         Ok((limit, before))
     }
 }
-
-/// One event row of a page.
-#[derive(Debug)]
-pub(super) struct Row {
-    pub(super) seq: i64,
-    pub(super) kind: String,
-    pub(super) at: String,
-    pub(super) data: Value,
-    pub(super) card: Option<String>,
-    pub(super) other: Option<String>,
-}
-
-impl Row {
-    fn from_any(row: &sqlx::any::AnyRow) -> Result<Row> {
-        let text: String = row.try_get("data")?;
-        Ok(Row {
-            seq: row.try_get("seq")?,
-            kind: row.try_get("type")?,
-            at: row.try_get("at")?,
-            data: serde_json::from_str(&text).unwrap_or(Value::Null),
-            card: row.try_get("card_id")?,
-            other: row.try_get("other_card_id")?,
-        })
-    }
-
-    /// The subject's `key`, as text.
-    pub(super) fn subject(&self, key: &str) -> Option<&str> {
-        self.data["subject"][key].as_str()
-    }
-}
-
-const COLUMNS: &str = "seq, type, at, data, card_id, other_card_id";
 
 /// Activity (api.md §29): the operations of `events/activity.rs`.
 impl Board {

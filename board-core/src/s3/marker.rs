@@ -12,7 +12,7 @@ use aws_sdk_s3::error::ProvideErrorMetadata;
 use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::CompletedPart;
 
-use super::{sdk_error, S3Store};
+use super::client::{sdk_error, S3Store};
 
 /// The prefix of a marker's name: a temporary's, as in a local folder.
 pub(super) const MARKER: &str = crate::files::TEMP_PREFIX;

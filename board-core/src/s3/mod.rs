@@ -29,8 +29,11 @@
 //! stops the server and the CLI, naming the bucket, endpoint and region tried and the
 //! variables to set. Why this SDK and not `object_store`: `docs/decisions.md`.
 
+mod client;
 mod marker;
 mod upload;
+
+pub use client::S3Store;
 
 use std::collections::HashMap;
 use std::io;
@@ -38,53 +41,15 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use aws_sdk_s3::config::{RequestChecksumCalculation, ResponseChecksumValidation};
-use aws_sdk_s3::error::{DisplayErrorContext, ProvideErrorMetadata};
+use aws_sdk_s3::error::ProvideErrorMetadata;
 use aws_sdk_s3::types::{CompletedMultipartUpload, CompletedPart};
 use aws_sdk_s3::Client;
 
 use crate::error::{Error, Result};
 use crate::files::{BoxFuture, FileReader, FileStore, FileWriter, StoreEntry};
 use crate::ids::is_cuid;
+use client::{sdk_error, Inner, Open};
 use marker::MARKER;
-
-/// Files as objects `PREFIX/NAME` of one bucket; a file being written is an
-/// open multipart upload to that key.
-#[derive(Clone)]
-pub struct S3Store {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    client: Client,
-    bucket: String,
-    /// `""` or `"PREFIX/"`.
-    prefix: String,
-    /// The places for whole parts in memory ([`upload::PARTS_IN_MEMORY`]).
-    parts_in_memory: Arc<tokio::sync::Semaphore>,
-    /// Uploads this process opened and has not completed or aborted yet:
-    /// stored name → upload id and, once written, the parts.
-    open: Mutex<HashMap<String, Open>>,
-}
-
-struct Open {
-    upload_id: String,
-    parts: Option<Vec<CompletedPart>>,
-}
-
-impl std::fmt::Debug for S3Store {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "S3Store(s3://{}/{})",
-            self.inner.bucket, self.inner.prefix
-        )
-    }
-}
-
-/// An SDK error as an I/O error, with its whole chain of causes.
-fn sdk_error(e: impl std::error::Error) -> io::Error {
-    io::Error::other(DisplayErrorContext(e).to_string())
-}
 
 /// An error and its causes, each once, on one line.
 fn causes(e: &dyn std::error::Error) -> String {

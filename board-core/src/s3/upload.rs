@@ -19,8 +19,8 @@ use aws_sdk_s3::primitives::ByteStream;
 use aws_sdk_s3::types::CompletedPart;
 use tokio::io::AsyncWrite;
 
+use super::client::{sdk_error, S3Store};
 use super::marker::Marker;
-use super::{sdk_error, S3Store};
 use crate::files::BoxFuture;
 
 /// The size of every part but the last: S3's minimum, the least memory.

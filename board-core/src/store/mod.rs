@@ -59,26 +59,6 @@ pub(crate) use queue::WriteQueue;
 pub(crate) use tx::{column_version_bump, Lock, WriteTx, COLUMN_VERSION_SQL};
 pub(crate) use value::{placeholder_list, placeholders, Value};
 
-impl Backend {
-    /// The statements every connection prepares (PostgreSQL; none on SQLite,
-    /// whose batches bind their values): `texts`, the crate's hot fused and
-    /// deferred statements, with the store's own (the locks, one event).
-    pub(crate) fn prepared(self, texts: Vec<String>) -> Prepared {
-        if self.binds_batch_values() {
-            return Prepared::default();
-        }
-        let mut all = tx::lock_statements(self);
-        all.extend(
-            self.one_event_statements()
-                .into_iter()
-                .flatten()
-                .map(String::from),
-        );
-        all.extend(texts);
-        Prepared::new(all)
-    }
-}
-
 /// Which database engine a [`crate::Board`] talks to, read from the URL scheme.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {

@@ -502,11 +502,31 @@ impl WriteTx {
 /// read sent with the lock never answers rows that look like the lock's.
 const LOCKED_VERSION: &str = "locked_version";
 
+impl Backend {
+    /// The statements every connection prepares (PostgreSQL; none on SQLite,
+    /// whose batches bind their values): `texts`, the crate's hot fused and
+    /// deferred statements, with the store's own (the locks, one event).
+    pub(crate) fn prepared(self, texts: Vec<String>) -> Prepared {
+        if self.binds_batch_values() {
+            return Prepared::default();
+        }
+        let mut all = lock_statements(self);
+        all.extend(
+            self.one_event_statements()
+                .into_iter()
+                .flatten()
+                .map(String::from),
+        );
+        all.extend(texts);
+        Prepared::new(all)
+    }
+}
+
 /// The texts of the lock statements a write may fuse with its `BEGIN`: one
 /// row of each kind, and two column sets (a card's set and its set in
 /// effect), or a column with one or two sets shared, for the statements every
 /// connection prepares.
-pub(crate) fn lock_statements(backend: Backend) -> Vec<String> {
+fn lock_statements(backend: Backend) -> Vec<String> {
     let ws = WorkspaceId::from_db("w".into());
     let sets = [
         ColumnSetId::from_db("a".into()),

@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::Row;
+use super::row::Row;
 
 /// Whether events of `kind` carry their subject in full: a card, or a
 /// checklist item (an update's change is the difference with the previous).
