@@ -11,6 +11,7 @@ use utoipa::openapi::schema::{
 use utoipa::openapi::RefOr;
 use utoipa::PartialSchema;
 
+use crate::cards::inputs::schema as inputs;
 use crate::cards::{CardPatch, NewCard};
 use crate::checklist::{ItemPatch, NewItem};
 use crate::columns::{Accent, ColumnOrder, DeleteColumn, CONFIRM_DELETE_CARDS, MAX_REORDER};
@@ -83,7 +84,8 @@ impl PartialSchema for ColumnOrder {
 
 impl utoipa::ToSchema for ColumnOrder {}
 
-/// The wire shape of [`NewCard`], whose `placement` is two fields.
+/// The wire shape of [`NewCard`], whose `placement` is two fields, but for
+/// its plain inputs (`title`, `description`, `dueAt`: `cards/inputs.rs`).
 #[derive(utoipa::ToSchema)]
 #[schema(
     rename_all = "camelCase",
@@ -99,8 +101,6 @@ struct NewCardBody {
     project_id: Option<ProjectId>,
     /// The column; default: the first column of the set in effect.
     column_id: Option<ColumnId>,
-    /// The title.
-    title: Name,
     /// Place the card directly above this card of its column (422
     /// `INVALID_ANCHOR` when it is not another card of that column).
     before_id: Option<CardId>,
@@ -108,13 +108,6 @@ struct NewCardBody {
     /// `INVALID_ANCHOR` when it is not another card of that column).
     /// Without either, the card goes to the end of its column.
     after_id: Option<CardId>,
-    /// Markdown, 0 to 100,000 characters, kept byte for byte (api.md §24);
-    /// default empty.
-    #[schema(nullable = false, max_length = 100000)]
-    description: Option<String>,
-    /// When it is due: an RFC 3339 timestamp (kept as UTC with
-    /// milliseconds); default null.
-    due_at: Option<String>,
     /// Labels of the workspace (else 422 `INVALID_LABEL`).
     #[schema(nullable = false)]
     label_ids: Option<Vec<LabelId>>,
@@ -124,7 +117,8 @@ struct NewCardBody {
     assignee_ids: Option<Vec<AccountId>>,
 }
 
-/// The wire shape of [`CardPatch`], whose `placement` is two fields.
+/// The wire shape of [`CardPatch`], whose `placement` is two fields, but for
+/// its plain inputs (`cards/inputs.rs`).
 #[derive(utoipa::ToSchema)]
 #[schema(
     rename_all = "camelCase",
@@ -133,9 +127,6 @@ struct NewCardBody {
 )]
 #[allow(dead_code)] // a schema only
 struct CardPatchBody {
-    /// New title.
-    #[schema(nullable = false)]
-    title: Option<Name>,
     /// Column to move to (another column of the set in effect).
     #[schema(nullable = false)]
     column_id: Option<ColumnId>,
@@ -146,11 +137,6 @@ struct CardPatchBody {
     /// `INVALID_ANCHOR` when it is not another card of it. Without either, a move
     /// to another column goes to its end, and the card otherwise keeps its place.
     after_id: Option<CardId>,
-    /// New description: Markdown, 0 to 100,000 characters.
-    #[schema(nullable = false, max_length = 100000)]
-    description: Option<String>,
-    /// New due time (RFC 3339); null clears it.
-    due_at: Option<String>,
 }
 
 /// The wire shape of [`NewLabel`].
@@ -235,8 +221,30 @@ struct ItemPatchBody {
     after_id: Option<ChecklistItemId>,
 }
 
-/// A core input whose schema is the derived schema of its wire shape.
+/// A core input whose schema is the derived schema of its wire shape; with
+/// `inputs`, that of a card's body, which adds the plain inputs declared in
+/// `cards/inputs.rs` as a create or a patch reads them.
 macro_rules! schema_of {
+    ($input:ty, $wire:ty, $name:literal, inputs: $how:ident) => {
+        impl PartialSchema for $input {
+            fn schema() -> RefOr<Schema> {
+                let mut body = <$wire as PartialSchema>::schema();
+                inputs::add_inputs(&mut body, stringify!($how) == "create");
+                body
+            }
+        }
+
+        impl utoipa::ToSchema for $input {
+            fn name() -> std::borrow::Cow<'static, str> {
+                $name.into()
+            }
+
+            fn schemas(schemas: &mut Vec<(String, RefOr<Schema>)>) {
+                <$wire as utoipa::ToSchema>::schemas(schemas);
+                crate::cards::inputs::referred(schemas);
+            }
+        }
+    };
     ($input:ty, $wire:ty, $name:literal) => {
         impl PartialSchema for $input {
             fn schema() -> RefOr<Schema> {
@@ -256,8 +264,8 @@ macro_rules! schema_of {
     };
 }
 
-schema_of!(NewCard, NewCardBody, "NewCard");
-schema_of!(CardPatch, CardPatchBody, "CardPatch");
+schema_of!(NewCard, NewCardBody, "NewCard", inputs: create);
+schema_of!(CardPatch, CardPatchBody, "CardPatch", inputs: patch);
 schema_of!(NewLabel, NewLabelBody, "NewLabel");
 schema_of!(LabelPatch, LabelPatchBody, "LabelPatch");
 schema_of!(NewItem, NewItemBody, "NewChecklistItem");

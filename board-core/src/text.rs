@@ -397,6 +397,26 @@ impl utoipa::PartialSchema for Name {
 #[cfg(feature = "openapi")]
 impl utoipa::ToSchema for Name {}
 
+/// The `Description` schema of a card's description:
+/// `{"type": "string", "maxLength": 100000}`.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Description {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .max_length(Some(Description::MAX))
+            .description(Some(
+                "Markdown kept byte for byte, never trimmed: 0 to 100,000 characters; no \
+                 control character but line feed, carriage return and tab",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Description {}
+
 /// The `CommentText` schema of a comment's content:
 /// `{"type": "string", "minLength": 1, "maxLength": 50000, "pattern": …}`.
 #[cfg(feature = "openapi")]

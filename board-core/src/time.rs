@@ -55,6 +55,26 @@ impl PartialEq<&str> for Timestamp {
     }
 }
 
+/// The `Timestamp` schema of an instant a client sends: any RFC 3339
+/// date-time, kept as UTC with milliseconds.
+#[cfg(feature = "openapi")]
+impl utoipa::PartialSchema for Timestamp {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::Type(Type::String))
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+            .description(Some(
+                "An RFC 3339 date-time (`2026-11-21T23:43:00.000Z`, or with an offset); \
+                 kept as UTC with milliseconds",
+            ))
+            .into()
+    }
+}
+
+#[cfg(feature = "openapi")]
+impl utoipa::ToSchema for Timestamp {}
+
 /// Read back as stored (the service writes only its own format).
 impl sqlx::Type<sqlx::Any> for Timestamp {
     fn type_info() -> sqlx::any::AnyTypeInfo {

@@ -13,12 +13,14 @@
 //!   `the_card_keys_belong_to_the_payload_revision` fails until both are);
 //! - the export's format when the column is new (`transfer/`, `docs/export.md`:
 //!   older exports are read by `transfer/previous.rs`);
-//! - when clients write it: its input in [`NewCard`](super::NewCard) and
-//!   [`CardPatch`](super::CardPatch) (`cards/mod.rs`, the `FromJson` checks),
-//!   the `INSERT` of `create_card` and the `UPDATE` of `update_fields`
-//!   (`cards/write.rs`), the body schemas `NewCardBody` and `CardPatchBody` in
-//!   `openapi.rs` (`card_bodies_name_the_keys_the_validator_reads` checks that
-//!   they name the keys the checks read), and the CLI (`board-cli/src/card.rs`);
+//! - when clients write it as it is: a line in `card_inputs!`
+//!   (`cards/inputs.rs`), which gives the `INSERT` of `create_card`, the
+//!   `UPDATE` of a patch and both body schemas in the OpenAPI document; its
+//!   field in [`NewCard`](super::NewCard) and [`CardPatch`](super::CardPatch)
+//!   (the compiler asks for it there) and its check in their `FromJson`
+//!   parsers (`cards/mod.rs`; `card_bodies_name_the_keys_the_validator_reads`
+//!   holds the schemas and the parsers to the same keys); the schema of its
+//!   type (`utoipa::ToSchema`); and the CLI (`board-cli/src/card.rs`);
 //! - where people see it: the UI (`views/cardfields.js`, `tile.js`) and
 //!   docs/api.md §24.
 //!

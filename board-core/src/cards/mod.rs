@@ -257,7 +257,7 @@ const CARD_TAG: &str = "card";
 
 mod board;
 mod fields;
-
+pub(crate) mod inputs;
 mod marks;
 mod parts;
 mod reach;

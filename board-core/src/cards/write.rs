@@ -47,13 +47,14 @@ use crate::notifications::{due, Notice};
 use crate::order::{self, Repositioned, Spot, SPACING};
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
-use crate::text::{Description, Name};
+use crate::text::Name;
 use crate::time::{now, Timestamp};
 use crate::validate::Input;
 use crate::wip::{self, Room};
 
 use super::{
-    check_reach, marks, Card, CardPatch, CardView, NewCard, CARD_COLUMNS, CARD_TAG, RETURNED,
+    check_reach, inputs, marks, Card, CardPatch, CardView, NewCard, CARD_COLUMNS, CARD_TAG,
+    RETURNED,
 };
 
 /// A move to the end of another column, deferred to the commit: the card
@@ -86,33 +87,21 @@ fn index_description(tx: &mut WriteTx, card: &Card) {
     index::defer_write(tx, index::description(&doc, &card.id, ws, text), true);
 }
 
-/// Sets a card's title, description and due time where given (`due`:
-/// `Some(None)` clears it), and `updated_at`, in one statement; returns the card.
+/// Sets a card's plain inputs where `changes` gives them (`cards/inputs.rs`;
+/// a due time of `Some(None)` clears it), and `updated_at`, in one statement;
+/// returns the card.
 async fn update_fields(
     tx: &mut WriteTx,
     id: &CardId,
-    title: Option<String>,
-    description: Option<Description>,
-    due: Option<Option<Timestamp>>,
+    changes: &CardPatch,
     at: &Timestamp,
 ) -> Result<Card> {
     let sql = format!(
-        "UPDATE cards SET title = COALESCE($2, title), updated_at = $3, \
-         description = COALESCE($4, description), \
-         due_at = CASE WHEN $5 = 1 THEN $6 ELSE due_at END \
-         WHERE id = $1 RETURNING {RETURNED}"
+        "UPDATE cards SET updated_at = $2, {} WHERE id = $1 RETURNING {RETURNED}",
+        inputs::updated(3)
     );
-    let (set_due, due) = match due {
-        Some(due) => (1_i64, due),
-        None => (0, None),
-    };
-    Ok(sqlx::query_as(sqlx::AssertSqlSafe(sql))
-        .bind(id)
-        .bind(title)
-        .bind(at)
-        .bind(description)
-        .bind(set_due)
-        .bind(due)
+    let query = sqlx::query_as(sqlx::AssertSqlSafe(sql)).bind(id).bind(at);
+    Ok(inputs::bind_patch(query, changes)
         .fetch_one(&mut **tx)
         .await?)
 }
@@ -175,25 +164,23 @@ impl Board {
         };
         let position = spot.as_ref().and_then(|s| s.position);
         // The card and its history counter at 1, then entry 1 (one statement each).
+        let (inputs, values) = inputs::inserted(8);
         let sql = format!(
-            "INSERT INTO cards (id, workspace_id, project_id, column_id, title, position, \
-                                created_at, updated_at, history_seq, created_by, description, \
-                                due_at) \
-             SELECT $1, $2, $3, $4, $5, COALESCE($7, COALESCE(MAX(position), 0) + {SPACING}), \
-                    $6, $6, 1, $8, $9, $10 \
+            "INSERT INTO cards (id, workspace_id, project_id, column_id, position, created_at, \
+                                updated_at, history_seq, created_by, {inputs}) \
+             SELECT $1, $2, $3, $4, COALESCE($6, COALESCE(MAX(position), 0) + {SPACING}), \
+                    $5, $5, 1, $7, {values} \
              FROM cards WHERE column_id = $4 RETURNING {RETURNED}"
         );
-        let mut card: Card = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        let query = sqlx::query_as(sqlx::AssertSqlSafe(sql))
             .bind(&id)
             .bind(ws)
             .bind(&new.project_id)
             .bind(&column)
-            .bind(&new.title)
             .bind(&at)
             .bind(position)
-            .bind(actor.account())
-            .bind(&new.description)
-            .bind(&new.due_at)
+            .bind(actor.account());
+        let mut card: Card = inputs::bind_new(query, &new)
             .fetch_one(&mut *tx)
             .await
             .map_err(order::position_taken)?;
@@ -299,10 +286,7 @@ impl Board {
             "the card changed since it was read",
         )?;
         let at = now();
-        let title = patch
-            .title
-            .map(Name::into_string)
-            .filter(|t| *t != card.title);
+        let title = patch.title.filter(|t| t.as_str() != card.title);
         let target = patch.column_id.filter(|c| *c != card.column_id);
         // Both names, read with the card under the lock: the target's, when it is
         // in the set in effect. The WIP limit is checked there too, before
@@ -336,7 +320,13 @@ impl Board {
             let (renamed, described) = (title.is_some(), description.is_some());
             let due_changed = due.is_some();
             let before = card.description;
-            let card = update_fields(&mut tx, id, title, description, due, &at).await?;
+            let changes = CardPatch {
+                title,
+                description,
+                due_at: due,
+                ..CardPatch::default()
+            };
+            let card = update_fields(&mut tx, id, &changes, &at).await?;
             if renamed {
                 let doc = index::title(id, &card.workspace_id, &card.title);
                 index::defer_write(&mut tx, doc, true);
@@ -363,7 +353,12 @@ impl Board {
                 let described = description.is_some();
                 let due_changed = due.is_some();
                 let before = std::mem::take(&mut card.description);
-                let card = update_fields(&mut tx, id, None, description, due, &at).await?;
+                let changes = CardPatch {
+                    description,
+                    due_at: due,
+                    ..CardPatch::default()
+                };
+                let card = update_fields(&mut tx, id, &changes, &at).await?;
                 if described {
                     index_description(&mut tx, &card);
                 }
@@ -383,7 +378,9 @@ impl Board {
             // and the end go with the commit too, before that UPDATE.
             let mut moved = Card {
                 column_id: to.clone(),
-                title: title.unwrap_or_else(|| card.title.clone()),
+                title: title
+                    .clone()
+                    .map_or_else(|| card.title.clone(), Name::into_string),
                 position: store::PENDING_POSITION,
                 updated_at: at,
                 ..card.clone()
