@@ -12,7 +12,11 @@
 //! such commits the lock sat idle while the next writer's task woke, took a connection and
 //! sent its batch (BENCHMARKS.md). So such a commit is queued here, and whoever gets the turn
 //! commits every commit queued by then, in arrival order, in one transaction (up to
-//! [`MOST_COMMITS`] commits and [`MOST_VALUES`] bound values), then answers each.
+//! [`MOST_COMMITS`] commits and [`MOST_VALUES`] bound values), then answers each. Each
+//! commit's statements go as a batch of their own inside it: the text of one write's batch
+//! is the same for every write of its shape and stays prepared in sqlx's statement cache,
+//! while a whole group's text, new for each mix of commits, was prepared again each time
+//! (BENCHMARKS.md: a comment's notification statements made that cost a third of its time).
 //!
 //! A group that fails (a comment whose card was deleted meanwhile: its foreign key) is rolled
 //! back whole, and each of its commits then runs on its own, so one write's refusal is its
@@ -27,7 +31,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::{oneshot, OwnedMutexGuard};
 
-use super::batch::Deferred;
+use super::batch::{Batch, Deferred};
 use super::checkpoint::Commits;
 use super::outbox::{self, OnCommit, OutboxRow};
 use super::prepared::Prepared;
@@ -232,12 +236,8 @@ impl WriteQueue {
             events.append(&mut p.events);
             spans.push((d..deferred.len(), e..events.len()));
         }
-        if group.len() > 1
-            && self
-                .commit_once(&deferred, &events, &on_commit)
-                .await
-                .is_ok()
-        {
+        let pieces: Vec<&[Deferred]> = spans.iter().map(|(d, _)| &deferred[d.clone()]).collect();
+        if group.len() > 1 && self.commit_once(&pieces, &events, &on_commit).await.is_ok() {
             for p in group {
                 let _ = p.answer.send(Ok(()));
             }
@@ -245,17 +245,24 @@ impl WriteQueue {
             return;
         }
         for (p, (d, e)) in group.into_iter().zip(spans) {
-            let done = self.commit_once(&deferred[d], &events[e], &on_commit).await;
+            let done = self
+                .commit_once(&[&deferred[d]], &events[e], &on_commit)
+                .await;
             let _ = p.answer.send(done);
         }
         drop(turn);
     }
 
-    /// One transaction: `BEGIN`, `deferred`, `events` and `COMMIT` in one
-    /// round trip; rolled back on the same connection when it fails.
+    /// One transaction: `BEGIN`, each commit's statements (`pieces`), `events`
+    /// and `COMMIT`; rolled back on the same connection when it fails. Each
+    /// piece goes as one batch of its own, with `BEGIN` before the first and
+    /// the events and `COMMIT` after the last: a write's statements are the
+    /// same text whenever its shape is, so each batch stays in sqlx's
+    /// statement cache, where a group's whole text, new for each mix of
+    /// commits, would be prepared again each time.
     async fn commit_once(
         &self,
-        deferred: &[Deferred],
+        pieces: &[&[Deferred]],
         events: &[OutboxRow],
         on_commit: &Arc<dyn OnCommit>,
     ) -> Result<()> {
@@ -263,10 +270,20 @@ impl WriteQueue {
         #[cfg(test)]
         self.group.sent.fetch_add(1, Ordering::Relaxed);
         let mut conn = self.pool.acquire().await?;
-        let mut all = Vec::with_capacity(deferred.len() + 1);
-        all.push(Deferred::new(backend.begin_write(), Vec::new()));
-        all.extend_from_slice(deferred);
-        match outbox::commit(backend, &all, events, &self.prepared, &mut conn).await {
+        let sent = async {
+            let mut begin = Some(Deferred::new(backend.begin_write(), Vec::new()));
+            let (last, init) = pieces.split_last().expect("a commit");
+            for piece in init {
+                let mut batch = Batch::new(true, None);
+                for d in begin.take().iter().chain(piece.iter()) {
+                    batch.push(&d.sql, &d.values)?;
+                }
+                batch.fetch_all(&mut conn).await?;
+            }
+            let all: Vec<Deferred> = begin.into_iter().chain(last.iter().cloned()).collect();
+            outbox::commit(backend, &all, events, &self.prepared, &mut conn).await
+        };
+        match sent.await {
             Ok(_) => {
                 committed(conn, Some(&self.commits), on_commit, events);
                 Ok(())
