@@ -278,7 +278,9 @@ impl WriteQueue {
                 for d in begin.take().iter().chain(piece.iter()) {
                     batch.push(&d.sql, &d.values)?;
                 }
-                batch.fetch_all(&mut conn).await?;
+                if !batch.is_empty() {
+                    batch.fetch_all(&mut conn).await?;
+                }
             }
             let all: Vec<Deferred> = begin.into_iter().chain(last.iter().cloned()).collect();
             outbox::commit(backend, &all, events, &self.prepared, &mut conn).await
