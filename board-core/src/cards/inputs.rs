@@ -30,13 +30,9 @@ macro_rules! card_inputs {
         $(#[doc = $doc:literal])*
         $field:ident: create $create:ident, patch $patch:ident, schema $schema:ty;
     )*) => {
-        /// Each input's column, whether a create requires it, and whether a
-        /// patch may clear it (`null`), in the declaration's order.
-        const INPUTS: &[(&str, bool, bool)] = &[$((
-            stringify!($field),
-            is!($create, required),
-            is!($patch, clear),
-        )),*];
+        /// Each input's column and whether a patch may clear it (`null`), in
+        /// the declaration's order.
+        const INPUTS: &[(&str, bool)] = &[$((stringify!($field), is!($patch, clear))),*];
 
         /// Binds a new card's inputs after its other values, in [`INPUTS`]'
         /// order ([`inserted`]).
@@ -127,7 +123,7 @@ card_inputs! {
 /// card whose other values take `$1` to `$(first - 1)`: with `first` 8,
 /// `title, description, due_at` and `$8, $9, $10`; [`bind_new`] binds them.
 pub(crate) fn inserted(first: usize) -> (String, String) {
-    let columns: Vec<&str> = INPUTS.iter().map(|(c, _, _)| *c).collect();
+    let columns: Vec<&str> = INPUTS.iter().map(|(c, _)| *c).collect();
     let places: Vec<String> = (0..INPUTS.len())
         .map(|i| format!("${}", first + i))
         .collect();
@@ -141,7 +137,7 @@ pub(crate) fn inserted(first: usize) -> (String, String) {
 pub(crate) fn updated(first: usize) -> String {
     let mut at = first;
     let mut sets = Vec::new();
-    for (column, _, clear) in INPUTS {
+    for (column, clear) in INPUTS {
         if *clear {
             sets.push(format!(
                 "{column} = CASE WHEN ${at} = 1 THEN ${} ELSE {column} END",
