@@ -182,13 +182,14 @@ def axe(page, context=None):
     return result
 
 
-def eventually(check, timeout=5.0):
-    """Waits until `check()` holds (the UI moves at once; the server answers a moment later)."""
+def eventually(check, timeout=5.0, about=None):
+    """Waits until `check()` holds (the UI moves at once; the server answers a
+    moment later). `about()`, when given, says what the page showed instead."""
     import time
     end = time.monotonic() + timeout
     while True:
         value = check()
         if value or time.monotonic() > end:
-            assert value, "the condition never held"
+            assert value, "the condition never held" + (f": {about()!r}" if about else "")
             return
         time.sleep(0.05)

@@ -16,6 +16,11 @@ def make(server, title, **fields):
     return server.ok("POST", "/api/cards", {"tenantId": server.tenant, "title": title, **fields})
 
 
+def shown(page):
+    """What a failed wait saw: the page's URL and the titles shown in "To do"."""
+    return lambda: (page.url, visible_titles(page, "To do"))
+
+
 def test_filters_narrow_the_board_and_live_in_the_url(page, server):
     bug = label(server, "bug")
     ui = label(server, "ui", "blue")
@@ -29,7 +34,7 @@ def test_filters_narrow_the_board_and_live_in_the_url(page, server):
     page.get_by_role("button", name="Filter", exact=True).click()
     expect(page.get_by_role("button", name="Filter", exact=True)).to_have_attribute("aria-expanded", "true")
     page.get_by_role("checkbox", name="bug").check()
-    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash"])
+    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash"], about=shown(page))
     todo = page.get_by_role("region", name="To do")
     expect(todo).to_contain_text("1 of 4 cards shown")
     expect(todo.get_by_text("1 / 4", exact=True)).to_be_visible()
@@ -37,35 +42,35 @@ def test_filters_narrow_the_board_and_live_in_the_url(page, server):
     assert f"label={bug['id']}" in page.url
     # Within a kind: OR.
     page.get_by_role("checkbox", name="ui").check()
-    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu"])
+    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu"], about=shown(page))
     assert axe(page) == []
     # A reload, a bookmark or a shared link shows the same cards.
     page.reload()
     expect(page.get_by_role("link", name="Polish the menu", exact=True)).to_be_visible()
-    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu"])
+    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu"], about=shown(page))
     # Across kinds: AND.
     page.get_by_role("button", name="Filter", exact=True).click()
     page.get_by_role("checkbox", name="Me").check()
     expect(page.get_by_role("link", name="Polish the menu", exact=True)).to_be_hidden()
-    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash"])
+    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash"], about=shown(page))
     page.get_by_role("button", name="Clear filters").click()
-    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu", "Late report", "Plain card"])
+    eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu", "Late report", "Plain card"], about=shown(page))
     assert page.url.endswith(f"/w/{server.tenant}")
     expect(todo.get_by_text("4", exact=True)).to_be_visible()
     expect(page.get_by_role("button", name="Clear filters")).to_be_hidden()
     page.get_by_role("checkbox", name="No one").check()
     page.get_by_role("checkbox", name="Overdue").check()
-    eventually(lambda: visible_titles(page, "To do") == ["Late report"])
+    eventually(lambda: visible_titles(page, "To do") == ["Late report"], about=shown(page))
     page.get_by_role("button", name="Clear filters").click()
     page.get_by_role("searchbox", name="Title words").fill("the  MENU")
-    eventually(lambda: visible_titles(page, "To do") == ["Polish the menu"])
+    eventually(lambda: visible_titles(page, "To do") == ["Polish the menu"], about=shown(page))
     assert page.url.endswith("?q=the++MENU")
     # A card opened and closed: the filter is still on, and in the URL.
     page.get_by_role("link", name="Polish the menu", exact=True).click()
     page.get_by_role("dialog").press("Escape")
     expect(page.get_by_role("dialog")).to_be_hidden()
-    eventually(lambda: visible_titles(page, "To do") == ["Polish the menu"])
-    eventually(lambda: "q=" in page.url)
+    eventually(lambda: visible_titles(page, "To do") == ["Polish the menu"], about=shown(page))
+    eventually(lambda: "q=" in page.url, about=shown(page))
 
 
 def test_a_live_change_shows_or_hides_a_card(page, server):
