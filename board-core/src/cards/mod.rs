@@ -429,7 +429,9 @@ pub(crate) enum CardList {
     /// `Lock::Card`, which every comment and attachment write takes but a
     /// plain new comment's (no lock: `Board::write_at_commit`), and the
     /// number of comments, which such a comment raises: between two writes
-    /// under `Lock::Card`, comments are only added.
+    /// under `Lock::Card`, comments are only added. The number is the one
+    /// kept in `card_counts` (exact in every snapshot: the triggers keep it in
+    /// the comment's own statement), so no thread is counted row by row.
     Comments,
     /// The comments' `cards.version` alone (`v2` is 0), for a read that sends
     /// the comments with their tag: their number is then the number the
@@ -456,7 +458,8 @@ impl CardList {
         match self {
             CardList::Comments => (
                 "comments",
-                "k.version AS v1, (SELECT COUNT(*) FROM comments c WHERE c.card_id = k.id) AS v2",
+                "k.version AS v1, (SELECT CAST(COALESCE(SUM(n.comments), 0) AS BIGINT) \
+                 FROM card_counts n WHERE n.card_id = k.id) AS v2",
             ),
             CardList::CommentsVersion => ("comments", "k.version AS v1, 0 AS v2"),
             CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),
