@@ -82,8 +82,9 @@ pub struct Config {
         value_parser = AllowedOrigins::parse
     )]
     pub allowed_origins: AllowedOrigins,
-    /// How long live events are kept for resuming streams (`90m`, `24h`, `7d`).
-    #[arg(long, env = "BOARD_EVENTS_RETENTION", default_value = "24h", value_parser = parse_duration)]
+    /// How long live events are kept for resuming streams (`24h`, `36h`, `7d`):
+    /// at least 24 hours.
+    #[arg(long, env = "BOARD_EVENTS_RETENTION", default_value = "24h", value_parser = parse_events_retention)]
     pub events_retention: Duration,
     /// How long events are kept for reading cards' and workspaces' activity
     /// (`GET /api/cards/[id]/activity`, `GET /api/activity`): at least
@@ -313,6 +314,19 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
+/// The events' retention: a client away for up to a day resumes its stream
+/// without a reset (docs/api.md §11), so less than 24 hours is refused.
+fn parse_events_retention(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d < Duration::from_secs(86_400) {
+        return Err(format!(
+            "{s:?}: events are kept at least 24h, so that a stream resumes after a day away; \
+             give 24h or more (e.g. 24h, 36h, 7d)"
+        ));
+    }
+    Ok(d)
+}
+
 /// A connection timeout: a duration that is not zero (tests shorten them).
 fn parse_timeout(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
@@ -380,5 +394,18 @@ mod tests {
         assert!(parse(&[]));
         assert!(!parse(&["--no-password-sign-in"]));
         assert!(!parse(&["--password-sign-in", "off"]));
+    }
+
+    #[test]
+    fn events_are_kept_at_least_a_day() {
+        let parse = |value: &str| {
+            Config::try_parse_from(["board-server", "--events-retention", value])
+                .map(|c| c.events_retention)
+        };
+        assert_eq!(parse("24h").unwrap(), Duration::from_secs(86_400));
+        assert_eq!(parse("7d").unwrap(), Duration::from_secs(7 * 86_400));
+        let refused = parse("90m").unwrap_err().to_string();
+        assert!(refused.contains("at least 24h"), "{refused}");
+        assert!(parse("86399s").is_err());
     }
 }
