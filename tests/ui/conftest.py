@@ -182,6 +182,13 @@ def axe(page, context=None):
     return result
 
 
+def location(page):
+    """The page's own `location.href`. Playwright's `page.url` can miss a
+    same-document navigation made right after another (a card closed: its
+    `pushState`, then the filter's `replaceState`) and keep the older URL."""
+    return page.evaluate("location.href")
+
+
 def eventually(check, timeout=5.0, about=None):
     """Waits until `check()` holds (the UI moves at once; the server answers a
     moment later). `about()`, when given, says what the page showed instead."""

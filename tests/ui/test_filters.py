@@ -4,7 +4,7 @@ between the visible cards, live changes that show or hide cards."""
 
 from datetime import datetime, timedelta, timezone
 
-from conftest import new_page, open_board, expect, axe, eventually
+from conftest import new_page, open_board, expect, axe, eventually, location
 from test_board import drag, titles, card_item, visible_titles
 
 
@@ -18,7 +18,7 @@ def make(server, title, **fields):
 
 def shown(page):
     """What a failed wait saw: the page's URL and the titles shown in "To do"."""
-    return lambda: (page.url, visible_titles(page, "To do"))
+    return lambda: (location(page), visible_titles(page, "To do"))
 
 
 def test_filters_narrow_the_board_and_live_in_the_url(page, server):
@@ -39,7 +39,7 @@ def test_filters_narrow_the_board_and_live_in_the_url(page, server):
     expect(todo).to_contain_text("1 of 4 cards shown")
     expect(todo.get_by_text("1 / 4", exact=True)).to_be_visible()
     expect(page.get_by_text("Showing 1 of 4 cards")).to_be_visible()
-    assert f"label={bug['id']}" in page.url
+    assert f"label={bug['id']}" in location(page)
     # Within a kind: OR.
     page.get_by_role("checkbox", name="ui").check()
     eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu"], about=shown(page))
@@ -55,7 +55,7 @@ def test_filters_narrow_the_board_and_live_in_the_url(page, server):
     eventually(lambda: visible_titles(page, "To do") == ["Fix the crash"], about=shown(page))
     page.get_by_role("button", name="Clear filters").click()
     eventually(lambda: visible_titles(page, "To do") == ["Fix the crash", "Polish the menu", "Late report", "Plain card"], about=shown(page))
-    assert page.url.endswith(f"/w/{server.tenant}")
+    assert location(page).endswith(f"/w/{server.tenant}")
     expect(todo.get_by_text("4", exact=True)).to_be_visible()
     expect(page.get_by_role("button", name="Clear filters")).to_be_hidden()
     page.get_by_role("checkbox", name="No one").check()
@@ -64,13 +64,13 @@ def test_filters_narrow_the_board_and_live_in_the_url(page, server):
     page.get_by_role("button", name="Clear filters").click()
     page.get_by_role("searchbox", name="Title words").fill("the  MENU")
     eventually(lambda: visible_titles(page, "To do") == ["Polish the menu"], about=shown(page))
-    assert page.url.endswith("?q=the++MENU")
+    assert location(page).endswith("?q=the++MENU")
     # A card opened and closed: the filter is still on, and in the URL.
     page.get_by_role("link", name="Polish the menu", exact=True).click()
     page.get_by_role("dialog").press("Escape")
     expect(page.get_by_role("dialog")).to_be_hidden()
     eventually(lambda: visible_titles(page, "To do") == ["Polish the menu"], about=shown(page))
-    eventually(lambda: "q=" in page.url, about=shown(page))
+    eventually(lambda: "q=" in location(page), about=shown(page))
 
 
 def test_a_live_change_shows_or_hides_a_card(page, server):

@@ -2,7 +2,7 @@
 throughput and aging work as SVG from /api/flow, each with its table; a window
 picker; an empty window says so."""
 
-from conftest import new_page, expect, axe
+from conftest import new_page, expect, axe, location
 
 
 def test_the_flow_page_draws_each_chart_with_its_numbers(page, server):
@@ -57,6 +57,6 @@ def test_a_projects_flow_is_reached_from_its_board(page, server):
     expect(page.get_by_role("link", name="Alpha work")).to_be_visible()
     page.get_by_role("navigation", name="Workspace").get_by_role("link", name="Flow").click()
     expect(page.get_by_role("heading", name="Flow of Alpha")).to_be_visible()
-    assert page.url.endswith(f"/w/{server.tenant}/p/{project['id']}/flow")
+    assert location(page).endswith(f"/w/{server.tenant}/p/{project['id']}/flow")
     aging = page.get_by_role("region", name="Aging work", exact=True)
     expect(aging.get_by_role("link", name="Alpha work")).to_be_visible()

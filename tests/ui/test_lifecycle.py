@@ -2,7 +2,7 @@
 stream and offers "Try again"; leaving a page, or navigating twice quickly,
 destroys everything the page made."""
 
-from conftest import new_page, open_board, expect, axe
+from conftest import new_page, open_board, expect, axe, location
 
 # Keeps every EventSource the page opens, so a test can see which are open.
 TRACK_STREAMS = """
@@ -78,4 +78,4 @@ def test_a_board_left_while_loading_is_destroyed_when_it_answers(page, server):
     assert open_streams(page) == 1
     server.card("Live after the race")
     expect(page.get_by_role("link", name="Live after the race", exact=True)).to_be_visible()
-    assert page.url.endswith(f"/w/{server.tenant}")
+    assert location(page).endswith(f"/w/{server.tenant}")

@@ -4,7 +4,7 @@ and drag; its count, the filter and the keyboard still cover every card."""
 
 import re
 
-from conftest import open_board, expect, axe
+from conftest import open_board, expect, axe, location
 
 
 def cards_in(page, column="To do"):
@@ -30,7 +30,7 @@ def test_a_long_column_draws_more_as_its_end_comes_near(page, server):
     expect(cards_in(page).nth(2)).not_to_have_attribute("aria-setsize", "60")
 
     # A filter draws the first 50 of what it shows.
-    page.goto(page.url.split("?")[0] + "?q=Card")
+    page.goto(location(page).split("?")[0] + "?q=Card")
     expect(cards_in(page)).to_have_count(50)
 
 
