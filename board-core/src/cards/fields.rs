@@ -199,8 +199,9 @@ const ASSIGNEE_IDS: &str = "SELECT COALESCE(string_agg(a.account_id, ',' \
 const CHECKLIST: &str = "SELECT CAST(COALESCE(SUM(n.items_done), 0) AS TEXT) || '/' || \
      CAST(COALESCE(SUM(n.items), 0) AS TEXT) FROM card_counts n WHERE n.card_id = {k}.id";
 
-/// A card's comments, from the counts kept.
-const COMMENT_COUNT: &str = "SELECT CAST(COALESCE(SUM(n.comments), 0) AS BIGINT) \
+/// A card's comments, from the counts kept (also the number in the comments'
+/// tag, `CardList::Comments`).
+pub(super) const COMMENT_COUNT: &str = "SELECT CAST(COALESCE(SUM(n.comments), 0) AS BIGINT) \
      FROM card_counts n WHERE n.card_id = {k}.id";
 
 /// A card's attachments and its comments' images, from the counts kept.

@@ -452,15 +452,20 @@ pub(crate) enum CardList {
     Relations,
 }
 
+/// [`CardList::Comments`]' versions: the card's version and its comments'
+/// count as the card's payload reads it (`fields::COMMENT_COUNT`).
+static COMMENTS_VERSIONS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "k.version AS v1, ({}) AS v2",
+        fields::COMMENT_COUNT.replace("{k}", "k")
+    )
+});
+
 impl CardList {
     /// The tag's kind and the SQL of its two versions (`v1`, `v2`) over `cards k`.
     pub(crate) fn sql(self) -> (&'static str, &'static str) {
         match self {
-            CardList::Comments => (
-                "comments",
-                "k.version AS v1, (SELECT CAST(COALESCE(SUM(n.comments), 0) AS BIGINT) \
-                 FROM card_counts n WHERE n.card_id = k.id) AS v2",
-            ),
+            CardList::Comments => ("comments", COMMENTS_VERSIONS.as_str()),
             CardList::CommentsVersion => ("comments", "k.version AS v1, 0 AS v2"),
             CardList::Attachments => ("attachments", "k.version AS v1, 0 AS v2"),
             CardList::History => ("history", "k.history_seq AS v1, 0 AS v2"),
