@@ -314,11 +314,10 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
-/// The events' retention: a client away for up to a day resumes its stream
-/// without a reset (docs/api.md §11), so less than 24 hours is refused.
+/// The events' retention: at least [`board_core::MIN_EVENTS_RETENTION`].
 fn parse_events_retention(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
-    if d < Duration::from_secs(86_400) {
+    if d < board_core::MIN_EVENTS_RETENTION {
         return Err(format!(
             "{s:?}: events are kept at least 24h, so that a stream resumes after a day away; \
              give 24h or more (e.g. 24h, 36h, 7d)"

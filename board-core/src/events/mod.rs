@@ -92,6 +92,10 @@ pub const RECHECK: Duration = Duration::from_millis(2);
 /// its workspace (api.md §11: a revoked credential's stream ends within 60 s).
 pub const ACCESS_RECHECK: Duration = Duration::from_secs(30);
 
+/// The shortest events' retention an installation may choose (api.md §11): a
+/// client away for up to a day resumes its stream without a reset.
+pub const MIN_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
 /// How many events the broadcast channel holds for a slow subscriber; one
 /// that falls further behind reads the outbox again from where it was.
 const CHANNEL: usize = 4096;
