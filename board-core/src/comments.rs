@@ -373,10 +373,11 @@ impl Board {
         input: impl Into<Input<CommentInput>>,
         query: &ThreadQuery,
     ) -> Result<Saved<Comment>> {
-        let (actor, ws, (version, count)) = self
+        let reach = self
             .reach_card_as(caller.into(), card, Role::Member)
             .await?;
-        let actor = actor.as_ref();
+        let (ws, (version, count)) = (reach.workspace, reach.versions);
+        let actor = reach.actor.as_ref();
         let mut input = input.into().open()?;
         let html = query.wants_html()?;
         let ids = input.attachment_ids.take().unwrap_or_default();
@@ -435,12 +436,16 @@ impl Board {
             bind_loose(&mut tx, card, &id, &ids).await?;
             load(&mut tx, &id).await?
         };
-        // Those it names and the card's watchers hear of it, with the commit.
-        Notice::new(&ws, card, author, comment.created_at.clone())
+        // Those it names and the card's watchers hear of it, with the commit;
+        // on a card that nobody but the author watches (as read by the reach),
+        // only those it names, and without a mention no statement at all.
+        let notice = Notice::new(&ws, card, author, comment.created_at.clone())
             .excerpt(&comment.content)
-            .mentions(&comment.content, None)
-            .watchers("commented")
-            .defer(&mut tx);
+            .mentions(&comment.content, None);
+        match reach.others_watch {
+            true => notice.watchers("commented").defer(&mut tx),
+            false => notice.defer(&mut tx),
+        }
         tx.emit(Change::new("comment.created", &ws, actor, &comment, &[]));
         tx.commit()
             .await

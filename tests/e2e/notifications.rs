@@ -135,6 +135,49 @@ on_both_backends! {
         assert_eq!(unread(&app, &bob_smith).await, 2);
     }
 
+    async fn a_comment_tells_each_kind_of_watcher_but_its_author(backend) {
+        // Whether anyone but the author watches is read with the card: each
+        // kind of watcher alone must be told (no notification statement runs
+        // only when nobody but the author watches).
+        let app = common::spawn_app(backend).await;
+        let t = app.tenant.clone();
+        let ann = app.account_in(&t, "ann", "member").await;
+        let bob = app.account_in(&t, "bob", "member").await;
+        let cara = app.account_in(&t, "cara", "viewer").await;
+        let dan = app.account_in(&t, "dan", "member").await;
+        let r = app.call_as(&ann, "POST", "/api/cards", Some(json!({"tenantId": t, "title": "Mine"}))).await;
+        assert_eq!(r.status, 201, "{:?}", r.body);
+        let id = r.body["id"].as_str().unwrap().to_string();
+        let told = "SELECT COUNT(*) FROM notifications";
+
+        comment(&app, &ann, &id, "a note to self").await;
+        assert_eq!(count(&app, told).await, 0, "nobody but the author watches");
+        comment(&app, &ann, &id, "still mine, @bob").await;
+        assert_eq!(kinds(&app, &bob).await, vec!["mentioned"], "a mention without watchers");
+
+        // A chosen watch.
+        let watch = format!("/api/cards/{id}/watch");
+        assert_eq!(app.call_as(&cara, "PUT", &watch, None).await.status, 200);
+        comment(&app, &ann, &id, "one").await;
+        assert_eq!(kinds(&app, &cara).await, vec!["commented"], "a chosen watch");
+        assert_eq!(app.call_as(&cara, "DELETE", &watch, None).await.status, 200);
+
+        // An assignee.
+        let path = format!("/api/cards/{id}/assignees/{}", account(&app, "dan").await);
+        assert_eq!(app.call_as(&ann, "PUT", &path, None).await.status, 200);
+        comment(&app, &ann, &id, "two").await;
+        assert_eq!(kinds(&app, &dan).await, vec!["commented", "assigned"], "an assignee");
+        assert_eq!(app.call_as(&ann, "DELETE", &path, None).await.status, 200);
+
+        // Another commenter; and the creator, told of that comment.
+        comment(&app, &bob, &id, "three").await;
+        assert_eq!(kinds(&app, &ann).await, vec!["commented"], "the creator");
+        comment(&app, &ann, &id, "four").await;
+        assert_eq!(kinds(&app, &bob).await, vec!["commented", "mentioned"], "a commenter");
+        assert_eq!(kinds(&app, &cara).await, vec!["commented"], "no longer watching");
+        assert_eq!(kinds(&app, &dan).await, vec!["commented", "assigned"], "no longer assigned");
+    }
+
     async fn the_inbox_pages_marks_read_and_leaves_lost_workspaces_out(backend) {
         let app = common::spawn_app(backend).await;
         let t = app.tenant.clone();

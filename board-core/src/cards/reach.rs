@@ -23,6 +23,20 @@ use crate::board::Board;
 use crate::error::{Error, Result};
 use crate::etag::ETag;
 use crate::ids::{AccountId, CardId, WorkspaceId};
+use crate::notifications::OTHERS_WATCH_SQL;
+
+/// A caller's reach of a card for a write ([`Board::reach_card_as`]).
+pub(crate) struct WriteReach<'c> {
+    /// The actor the write is made as.
+    pub(crate) actor: Cow<'c, Actor>,
+    /// The card's workspace.
+    pub(crate) workspace: WorkspaceId,
+    /// The versions of the card's comments ([`CardList::Comments`]).
+    pub(crate) versions: (i64, i64),
+    /// Whether anyone but the actor may watch the card
+    /// (`notifications::OTHERS_WATCH_SQL`).
+    pub(crate) others_watch: bool,
+}
 
 impl Board {
     /// The caller's reach of a card (404 when there is no such card, then 403
@@ -65,29 +79,39 @@ impl Board {
     /// actor the write is made as. For a bearer, one statement that checks
     /// the token first (401) and finds the card; the actor is then the
     /// token's account. Also the versions of the card's comments
-    /// ([`CardList::Comments`]), which tag the thread the write adds to.
+    /// ([`CardList::Comments`]), which tag the thread the write adds to, and
+    /// whether anyone but the actor may watch the card (an actor's reach
+    /// says yes without reading it).
     pub(crate) async fn reach_card_as<'c>(
         &self,
         caller: Caller<'c>,
         id: &CardId,
         min: Role,
-    ) -> Result<(Cow<'c, Actor>, WorkspaceId, (i64, i64))> {
+    ) -> Result<WriteReach<'c>> {
         let list = CardList::Comments;
         let bearer = match caller {
             Caller::Actor(actor) => {
                 let (card, v1, v2) = self.reach_card_versions_for(actor, id, list, min).await?;
-                return Ok((Cow::Borrowed(actor), card.workspace_id, (v1, v2)));
+                return Ok(WriteReach {
+                    actor: Cow::Borrowed(actor),
+                    workspace: card.workspace_id,
+                    versions: (v1, v2),
+                    others_watch: true,
+                });
             }
             Caller::Bearer(bearer) => bearer,
         };
-        let row = self.card_row_for(bearer, id, min, list.sql().1).await?;
+        let others = OTHERS_WATCH_SQL.replace("{account}", "t.account_id");
+        let columns = format!("{}, {others} AS others_watch", list.sql().1);
+        let row = self.card_row_for(bearer, id, min, &columns).await?;
         let workspace: String = row.try_get("card_workspace")?;
         let account = AccountId::from_db(row.try_get("account_id")?);
-        Ok((
-            Cow::Owned(Actor::Account(account)),
-            WorkspaceId::from_db(workspace),
-            (row.try_get("v1")?, row.try_get("v2")?),
-        ))
+        Ok(WriteReach {
+            actor: Cow::Owned(Actor::Account(account)),
+            workspace: WorkspaceId::from_db(workspace),
+            versions: (row.try_get("v1")?, row.try_get("v2")?),
+            others_watch: row.try_get::<i64, _>("others_watch")? != 0,
+        })
     }
 
     /// The row of card `id` for `bearer`, with the token's account

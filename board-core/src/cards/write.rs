@@ -446,7 +446,7 @@ impl Board {
                 actor.account(),
                 moved.updated_at.clone(),
             )
-            .excerpt(&format!("{from_name} → {to_name}"))
+            .excerpt(format!("{from_name} → {to_name}"))
             .watchers("moved")
             .defer(&mut tx);
         }

@@ -10,6 +10,8 @@
 //! workspace, and writes one row per account under the change's key: the
 //! unique `(change_key, account_id)` index is the backstop.
 
+use std::borrow::Cow;
+
 use crate::ids::{AccountId, CardId, WorkspaceId};
 use crate::store::{Backend, Deferred, Value, WriteTx};
 use crate::time::Timestamp;
@@ -29,6 +31,19 @@ pub(crate) const WATCHERS_SQL: &str = "SELECT w.account_id FROM ( \
      WHERE NOT EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = {card} \
          AND x.account_id = w.account_id AND x.watching = 0)";
 
+/// Whether anyone but account `{account}` may watch card `k`, as 1 or 0: a
+/// creator, an assignee, a commenter or a chosen watch of another account
+/// (opt-outs and memberships left to [`WATCHERS_SQL`]). Read with the card
+/// by a change whose watchers hear of it: at 0 the change sends no
+/// notification statement, since nobody but its actor watches.
+pub(crate) const OTHERS_WATCH_SQL: &str = "CASE WHEN k.created_by <> {account} \
+     OR EXISTS (SELECT 1 FROM card_assignees x WHERE x.card_id = k.id \
+         AND x.account_id <> {account}) \
+     OR EXISTS (SELECT 1 FROM card_commenters x WHERE x.card_id = k.id \
+         AND x.account_id <> {account}) \
+     OR EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = k.id AND x.watching = 1 \
+         AND x.account_id <> {account}) THEN 1 ELSE 0 END";
+
 /// Whether account `{account}` watches card `{card}`, as 1 or 0.
 pub(crate) const WATCHING_SQL: &str = "SELECT COUNT(*) FROM (SELECT 1 AS one FROM cards k2 \
      WHERE k2.id = {card} AND NOT EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = {card} \
@@ -47,7 +62,8 @@ pub(crate) struct Notice<'a> {
     workspace: &'a WorkspaceId,
     card: &'a CardId,
     actor: Option<&'a AccountId>,
-    excerpt: Option<String>,
+    /// The text the excerpt is cut from, once the notice is sent.
+    excerpt: Option<Cow<'a, str>>,
     at: Timestamp,
     /// The name keys after each `@` of the new text, with the `@`'s place.
     mentioned: Vec<(String, String)>,
@@ -79,9 +95,9 @@ impl<'a> Notice<'a> {
         }
     }
 
-    /// The excerpt of `text` the notifications carry.
-    pub(crate) fn excerpt(mut self, text: &str) -> Notice<'a> {
-        self.excerpt = Some(excerpt(text));
+    /// The notifications carry an excerpt of `text` (cut only when sent).
+    pub(crate) fn excerpt(mut self, text: impl Into<Cow<'a, str>>) -> Notice<'a> {
+        self.excerpt = Some(text.into());
         self
     }
 
@@ -132,7 +148,7 @@ impl<'a> Notice<'a> {
             Value::text(self.card),
             Value::opt(self.actor),
             Value::text(key),
-            Value::opt(self.excerpt.as_deref()),
+            Value::opt(self.excerpt.as_deref().map(excerpt).as_deref()),
             Value::text(&self.at),
         ];
         let next = |v: Value, values: &mut Vec<Value>| {

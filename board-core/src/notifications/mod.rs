@@ -23,7 +23,7 @@ use crate::store::{placeholders, Value as SqlValue};
 use crate::time::{now, Timestamp};
 use crate::validate::{self, Fields, FromJson, Input};
 
-pub(crate) use make::{Notice, WATCHING_SQL};
+pub(crate) use make::{Notice, OTHERS_WATCH_SQL, WATCHING_SQL};
 
 /// How long a notification is kept (api.md §26: 90 days), then swept.
 pub const KEPT_FOR: std::time::Duration = std::time::Duration::from_secs(90 * 24 * 3600);
