@@ -152,6 +152,11 @@ on_both_backends! {
 
         comment(&app, &ann, &id, "a note to self").await;
         assert_eq!(count(&app, told).await, 0, "nobody but the author watches");
+        let cols = app.columns().await;
+        let card = format!("/api/cards/{id}");
+        let r = app.call_as(&ann, "PATCH", &card, Some(json!({"columnId": cols[1]["id"]}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!(count(&app, told).await, 0, "a move nobody else watches");
         comment(&app, &ann, &id, "still mine, @bob").await;
         assert_eq!(kinds(&app, &bob).await, vec!["mentioned"], "a mention without watchers");
 
@@ -176,6 +181,10 @@ on_both_backends! {
         assert_eq!(kinds(&app, &bob).await, vec!["commented", "mentioned"], "a commenter");
         assert_eq!(kinds(&app, &cara).await, vec!["commented"], "no longer watching");
         assert_eq!(kinds(&app, &dan).await, vec!["commented", "assigned"], "no longer assigned");
+        let r = app.call_as(&ann, "PATCH", &card, Some(json!({"columnId": cols[0]["id"]}))).await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        assert_eq!(kinds(&app, &bob).await[0], "moved", "a move, watched");
+        assert_eq!(kinds(&app, &cara).await, vec!["commented"], "a move, not watched by cara");
     }
 
     async fn the_inbox_pages_marks_read_and_leaves_lost_workspaces_out(backend) {

@@ -41,9 +41,9 @@ use crate::change::Change;
 use crate::error::{Error, Result, Rule};
 use crate::etag::{ETag, IfMatch, Saved};
 use crate::history;
-use crate::ids::{CardId, ColumnId, ColumnSetId, WorkspaceId};
+use crate::ids::{AccountId, CardId, ColumnId, ColumnSetId, WorkspaceId};
 use crate::markdown::ThreadQuery;
-use crate::notifications::{due, Notice};
+use crate::notifications::{due, Notice, OTHERS_WATCH_SQL};
 use crate::order::{self, Repositioned, Spot, SPACING};
 use crate::search::index;
 use crate::store::{self, Deferred, Lock, WriteTx};
@@ -274,7 +274,7 @@ impl Board {
         // A move to a column's end (no placement) locks that column alone.
         let to_end = patch.column_id.is_some() && patch.placement.is_none();
         let (mut tx, card, _, row, at_commit) = self
-            .open_card(place, patch.column_id.as_ref(), to_end)
+            .open_card(place, patch.column_id.as_ref(), to_end, actor.account())
             .await?;
         cond.check_any(
             || {
@@ -432,23 +432,31 @@ impl Board {
         actor: &Actor,
         card: Card,
         mut moved: Card,
-        names: Option<(String, String)>,
+        names: Option<MoveNames>,
         spot: Option<Spot>,
     ) -> Result<Card> {
         let id = &moved.id;
-        if let Some((to_name, from_name)) = names {
+        if let Some(MoveNames {
+            to: to_name,
+            from: from_name,
+            others_watch,
+        }) = names
+        {
             history::record(&mut tx, actor, id, Some(&from_name), &to_name);
             // The card's watchers hear of a change of column, with the commit
-            // (after the move's own deferred statements: its column is new).
-            Notice::new(
-                &moved.workspace_id,
-                id,
-                actor.account(),
-                moved.updated_at.clone(),
-            )
-            .excerpt(format!("{from_name} → {to_name}"))
-            .watchers("moved")
-            .defer(&mut tx);
+            // (after the move's own deferred statements: its column is new);
+            // no statement when nobody but the actor watches it.
+            if others_watch {
+                Notice::new(
+                    &moved.workspace_id,
+                    id,
+                    actor.account(),
+                    moved.updated_at.clone(),
+                )
+                .excerpt(format!("{from_name} → {to_name}"))
+                .watchers("moved")
+                .defer(&mut tx);
+            }
         }
         if moved.title != card.title {
             let doc = index::title(id, &moved.workspace_id, &moved.title);
@@ -568,7 +576,7 @@ impl Board {
         place: Place,
         target: Option<&ColumnId>,
     ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow)> {
-        let (tx, card, effect, row, _) = self.open_card(place, target, false).await?;
+        let (tx, card, effect, row, _) = self.open_card(place, target, false, None).await?;
         Ok((tx, card, effect, row))
     }
 
@@ -595,6 +603,7 @@ impl Board {
         mut place: Place,
         target: Option<&ColumnId>,
         mut to_end: bool,
+        actor: Option<&AccountId>,
     ) -> Result<(WriteTx, Card, ColumnSetId, AnyRow, bool)> {
         let gate_first = self.backend.locks_column_at_commit();
         loop {
@@ -615,7 +624,7 @@ impl Board {
                 ),
                 _ => (Lock::ColumnSets(&place.sets), None),
             };
-            let read = card_read(&place, target, locked);
+            let read = card_read(&place, target, locked, actor);
             let (mut tx, _, rows) = match self.write_reading(lock, Some(&read)).await {
                 Err(Error::NotFound("column")) if to_end => {
                     to_end = false;
@@ -662,8 +671,15 @@ impl Board {
 /// with a `target` column, also the target's name when it is in the set in
 /// effect (`to_name`), the name of the card's column (`from_name`) and the
 /// target's WIP room ([`wip::room_sql`]), read by [`move_names`]; the card's
-/// row locked too when the write holds only the target column (`locked`).
-fn card_read(place: &Place, target: Option<&ColumnId>, locked: Option<store::Backend>) -> Deferred {
+/// row locked too when the write holds only the target column (`locked`),
+/// and whether anyone but `actor` may watch the card (`others_watch`: a move
+/// tells its watchers).
+fn card_read(
+    place: &Place,
+    target: Option<&ColumnId>,
+    locked: Option<store::Backend>,
+    actor: Option<&AccountId>,
+) -> Deferred {
     let card = store::Value::text(&place.card.id);
     match target {
         None => Deferred::new(card_read_sql(false), vec![card]),
@@ -676,6 +692,7 @@ fn card_read(place: &Place, target: Option<&ColumnId>, locked: Option<store::Bac
                 card,
                 store::Value::text(target),
                 store::Value::text(&place.sets[1]),
+                store::Value::opt(actor),
             ],
         ),
     }
@@ -706,9 +723,10 @@ pub(crate) fn card_read_sql(target: bool) -> String {
                     (SELECT t.name FROM columns t WHERE t.id = $2 AND t.set_id = $3) AS to_name, \
                     (SELECT c.name FROM columns c WHERE c.id = k.column_id) AS from_name, {}, \
                     (SELECT COALESCE(MAX(e.position), 0) + {SPACING} FROM cards e \
-                     WHERE e.column_id = $2) AS to_end \
+                     WHERE e.column_id = $2) AS to_end, {} AS others_watch \
              FROM cards k WHERE k.id = $1",
-            wip::room_sql("$2")
+            wip::room_sql("$2"),
+            OTHERS_WATCH_SQL.replace("{account}", "$4")
         ),
     }
 }
@@ -720,12 +738,24 @@ pub(crate) struct Place {
     sets: [ColumnSetId; 2],
 }
 
+/// What a move to another column reads with the card: the target's name and
+/// its column's, and whether anyone but the actor may watch the card.
+pub(crate) struct MoveNames {
+    /// The target column's name.
+    pub(crate) to: String,
+    /// The name of the column the card leaves.
+    pub(crate) from: String,
+    /// Whether anyone but the actor may watch the card
+    /// (`notifications::OTHERS_WATCH_SQL`): its watchers hear of the move.
+    pub(crate) others_watch: bool,
+}
+
 /// The names of a move's target column (when it is in the set in effect;
 /// else `INVALID_TARGET_COLUMN`) and of the column it leaves, from the row
 /// [`Board::write_card`] read with its target under the lock, with the
 /// target's WIP limit: a move into a column at its hard limit is `WIP_LIMIT`
 /// when it adds `adding` cards to it.
-pub(crate) fn move_names(row: &AnyRow, adding: i64) -> Result<(String, String)> {
+pub(crate) fn move_names(row: &AnyRow, adding: i64) -> Result<MoveNames> {
     let to_name: Option<String> = row.try_get("to_name")?;
     let to_name = to_name.ok_or_else(|| {
         Error::rule(
@@ -734,7 +764,11 @@ pub(crate) fn move_names(row: &AnyRow, adding: i64) -> Result<(String, String)> 
         )
     })?;
     Room::from_row(row)?.admit(&to_name, adding)?;
-    Ok((to_name, row.try_get("from_name")?))
+    Ok(MoveNames {
+        to: to_name,
+        from: row.try_get("from_name")?,
+        others_watch: row.try_get::<i64, _>("others_watch")? != 0,
+    })
 }
 
 /// Emits `cards.repositioned` for the cards a placement renumbered, if any.

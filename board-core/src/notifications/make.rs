@@ -36,13 +36,14 @@ pub(crate) const WATCHERS_SQL: &str = "SELECT w.account_id FROM ( \
 /// (opt-outs and memberships left to [`WATCHERS_SQL`]). Read with the card
 /// by a change whose watchers hear of it: at 0 the change sends no
 /// notification statement, since nobody but its actor watches.
-pub(crate) const OTHERS_WATCH_SQL: &str = "CASE WHEN k.created_by <> {account} \
+/// With no account (the operator), anyone.
+pub(crate) const OTHERS_WATCH_SQL: &str = "CASE WHEN k.created_by <> COALESCE({account}, '') \
      OR EXISTS (SELECT 1 FROM card_assignees x WHERE x.card_id = k.id \
-         AND x.account_id <> {account}) \
+         AND x.account_id <> COALESCE({account}, '')) \
      OR EXISTS (SELECT 1 FROM card_commenters x WHERE x.card_id = k.id \
-         AND x.account_id <> {account}) \
+         AND x.account_id <> COALESCE({account}, '')) \
      OR EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = k.id AND x.watching = 1 \
-         AND x.account_id <> {account}) THEN 1 ELSE 0 END";
+         AND x.account_id <> COALESCE({account}, '')) THEN 1 ELSE 0 END";
 
 /// Whether account `{account}` watches card `{card}`, as 1 or 0.
 pub(crate) const WATCHING_SQL: &str = "SELECT COUNT(*) FROM (SELECT 1 AS one FROM cards k2 \
