@@ -2,7 +2,9 @@
 //! causes them, with set-based SQL deferred to the commit's round trip: one
 //! `INSERT … SELECT` writes every recipient's row, one more writes their
 //! `notification.created` events. A comment on a card with any number of
-//! watchers costs those two statements and no round trip.
+//! watchers costs those two statements and no round trip; a comment or a
+//! move of a card that nobody but its actor watches ([`OTHERS_WATCH_SQL`],
+//! read with the card) and that names nobody costs none.
 //!
 //! The statement gathers the reasons each account has (mentioned 1, assigned
 //! 2, a watcher of a comment 3, of a move 4), keeps the strongest per account
