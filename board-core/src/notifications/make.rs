@@ -13,6 +13,7 @@
 //! unique `(change_key, account_id)` index is the backstop.
 
 use std::borrow::Cow;
+use std::sync::LazyLock;
 
 use crate::ids::{AccountId, CardId, WorkspaceId};
 use crate::store::{Backend, Deferred, Value, WriteTx};
@@ -21,31 +22,45 @@ use crate::time::Timestamp;
 /// The longest excerpt a notification keeps of a text, in characters.
 pub(crate) const EXCERPT_CHARS: usize = 200;
 
-/// The accounts watching card `$C` (written in place of `{card}`): its
-/// creator, its assignees, its commenters (`card_commenters`, kept as
-/// comments are added: no comment is read) and those who chose to watch it,
-/// less those who chose not to.
-pub(crate) const WATCHERS_SQL: &str = "SELECT w.account_id FROM ( \
-     SELECT created_by AS account_id FROM cards WHERE id = {card} AND created_by IS NOT NULL \
-     UNION SELECT account_id FROM card_assignees WHERE card_id = {card} \
-     UNION SELECT account_id FROM card_commenters WHERE card_id = {card} \
-     UNION SELECT account_id FROM card_watches WHERE card_id = {card} AND watching = 1) w \
-     WHERE NOT EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = {card} \
-         AND x.account_id = w.account_id AND x.watching = 0)";
+/// The ways an account watches card `{card}`, each a `SELECT account_id`:
+/// its creator, its assignees, its commenters (`card_commenters`, kept as
+/// comments are added: no comment is read) and those who chose to watch it.
+const WATCH_SOURCES: [&str; 4] = [
+    "SELECT created_by AS account_id FROM cards WHERE id = {card} AND created_by IS NOT NULL",
+    "SELECT account_id FROM card_assignees WHERE card_id = {card}",
+    "SELECT account_id FROM card_commenters WHERE card_id = {card}",
+    "SELECT account_id FROM card_watches WHERE card_id = {card} AND watching = 1",
+];
 
-/// Whether anyone but account `{account}` may watch card `k`, as 1 or 0: a
-/// creator, an assignee, a commenter or a chosen watch of another account
-/// (opt-outs and memberships left to [`WATCHERS_SQL`]). Read with the card
-/// by a change whose watchers hear of it: at 0 the change sends no
-/// notification statement, since nobody but its actor watches.
-/// With no account (the operator), anyone.
-pub(crate) const OTHERS_WATCH_SQL: &str = "CASE WHEN k.created_by <> COALESCE({account}, '') \
-     OR EXISTS (SELECT 1 FROM card_assignees x WHERE x.card_id = k.id \
-         AND x.account_id <> COALESCE({account}, '')) \
-     OR EXISTS (SELECT 1 FROM card_commenters x WHERE x.card_id = k.id \
-         AND x.account_id <> COALESCE({account}, '')) \
-     OR EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = k.id AND x.watching = 1 \
-         AND x.account_id <> COALESCE({account}, '')) THEN 1 ELSE 0 END";
+/// The accounts watching card `$C` (written in place of `{card}`): those of
+/// [`WATCH_SOURCES`], less those who chose not to.
+pub(crate) static WATCHERS_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT w.account_id FROM ({}) w \
+         WHERE NOT EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = {{card}} \
+             AND x.account_id = w.account_id AND x.watching = 0)",
+        WATCH_SOURCES.join(" UNION ")
+    )
+});
+
+/// Whether anyone but account `{account}` may watch card `k`, as 1 or 0: one
+/// of [`WATCH_SOURCES`] names another account (opt-outs and memberships left
+/// to [`WATCHERS_SQL`]). Read with the card by a change whose watchers hear
+/// of it: at 0 the change sends no notification statement, since nobody but
+/// its actor watches. With no account (the operator), anyone.
+pub(crate) static OTHERS_WATCH_SQL: LazyLock<String> = LazyLock::new(|| {
+    let others: Vec<String> = WATCH_SOURCES
+        .iter()
+        .map(|source| {
+            let source = source.replace("{card}", "k.id");
+            format!(
+                "EXISTS (SELECT 1 FROM ({source}) s \
+                 WHERE s.account_id <> COALESCE({{account}}, ''))"
+            )
+        })
+        .collect();
+    format!("CASE WHEN {} THEN 1 ELSE 0 END", others.join(" OR "))
+});
 
 /// Whether account `{account}` watches card `{card}`, as 1 or 0.
 pub(crate) const WATCHING_SQL: &str = "SELECT COUNT(*) FROM (SELECT 1 AS one FROM cards k2 \
