@@ -62,17 +62,14 @@ pub(crate) static OTHERS_WATCH_SQL: LazyLock<String> = LazyLock::new(|| {
     format!("CASE WHEN {} THEN 1 ELSE 0 END", others.join(" OR "))
 });
 
-/// Whether account `{account}` watches card `{card}`, as 1 or 0.
-pub(crate) const WATCHING_SQL: &str = "SELECT COUNT(*) FROM (SELECT 1 AS one FROM cards k2 \
-     WHERE k2.id = {card} AND NOT EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = {card} \
-         AND x.account_id = {account} AND x.watching = 0) \
-     AND (k2.created_by = {account} \
-         OR EXISTS (SELECT 1 FROM card_assignees a WHERE a.card_id = {card} \
-             AND a.account_id = {account}) \
-         OR EXISTS (SELECT 1 FROM card_commenters c WHERE c.card_id = {card} \
-             AND c.account_id = {account}) \
-         OR EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = {card} \
-             AND x.account_id = {account} AND x.watching = 1))) watched";
+/// Whether account `{account}` watches card `{card}`, as 1 or 0: whether it
+/// is one of [`WATCHERS_SQL`].
+pub(crate) static WATCHING_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT COUNT(*) FROM ({}) watched WHERE watched.account_id = {{account}}",
+        *WATCHERS_SQL
+    )
+});
 
 /// What a change tells whom: the reasons of one change to one card.
 #[derive(Debug)]
