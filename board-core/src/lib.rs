@@ -392,7 +392,8 @@ pub use error::{Error, Result, Rule, SsoReason, ValidationErrors};
 pub use etag::{Conditional, ETag, IfMatch, IfNoneMatch, Saved, PAYLOAD_REVISION};
 pub use events::activity::{ActivityActor, ActivityItem, ActivityPage, ActivityQuery};
 pub use events::{
-    Event, FeedItem, Subscription, ACCESS_RECHECK, MIN_RETENTION as MIN_EVENTS_RETENTION,
+    check_events_retention, check_retention, Event, FeedItem, RetentionError, Subscription,
+    ACCESS_RECHECK, MIN_RETENTION as MIN_EVENTS_RETENTION,
 };
 pub use files::{BoxFuture, FileReader, FileStore, FileWriter, LocalDir, StoreEntry};
 pub use flow::{

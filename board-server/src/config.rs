@@ -314,15 +314,11 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs(secs))
 }
 
-/// The events' retention: at least [`board_core::MIN_EVENTS_RETENTION`].
+/// The events' retention: at least [`board_core::MIN_EVENTS_RETENTION`]
+/// ([`board_core::check_events_retention`]).
 fn parse_events_retention(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
-    if d < board_core::MIN_EVENTS_RETENTION {
-        return Err(format!(
-            "{s:?}: events are kept at least 24h, so that a stream resumes after a day away; \
-             give 24h or more (e.g. 24h, 36h, 7d)"
-        ));
-    }
+    board_core::check_events_retention(d).map_err(|e| format!("{s:?}: {e}"))?;
     Ok(d)
 }
 

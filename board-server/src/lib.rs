@@ -76,14 +76,13 @@ impl Server {
             Some(n) => tracing::debug!(open_files = n, "open-files limit"),
             None => {}
         }
-        if config.activity_retention < config.events_retention {
-            anyhow::bail!(
-                "--activity-retention ({}s) is shorter than --events-retention ({}s): \
-                 give it at least as long (default 90d)",
-                config.activity_retention.as_secs(),
-                config.events_retention.as_secs()
-            );
-        }
+        board_core::check_retention(config.events_retention, config.activity_retention).map_err(
+            |e| {
+                anyhow::anyhow!(
+                    "--activity-retention and --events-retention: {e} (defaults 90d and 24h)"
+                )
+            },
+        )?;
         let listener = TcpListener::bind(config.listen).await.map_err(|e| {
             anyhow::anyhow!(
                 "cannot listen on {}: {e}; choose another address with --listen or BOARD_LISTEN",

@@ -4,7 +4,7 @@
 //! **Writing.** An operation describes its change as a [`Change`](crate::change::Change) and hands it
 //! to its write transaction ([`crate::store::WriteTx::emit`]); the transaction
 //! writes it with one statement sent together with `COMMIT`
-//! ([`commit_statement`]). Its seq is the next rowid (`MAX(seq) + 1`) under the
+//! ([`Backend::commit_statement`](crate::store::Backend::commit_statement)). Its seq is the next rowid (`MAX(seq) + 1`) under the
 //! database write lock (SQLite), so events commit in seq order; or the next
 //! value of the sequence `events_seq` (PostgreSQL), taken with no lock, so
 //! writers of different rows never queue behind one another's commit. A
@@ -95,6 +95,56 @@ pub const ACCESS_RECHECK: Duration = Duration::from_secs(30);
 /// The shortest events' retention an installation may choose (api.md §11): a
 /// client away for up to a day resumes its stream without a reset.
 pub const MIN_RETENTION: Duration = Duration::from_secs(24 * 3600);
+
+/// Why an operator's choice of retentions is refused ([`check_retention`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RetentionError {
+    /// Events would be kept less than [`MIN_RETENTION`].
+    #[error(
+        "events are kept at least {}h, so that a stream resumes after a day away; \
+         give {}h or more (e.g. 36h, 7d)",
+        MIN_RETENTION.as_secs() / 3600,
+        MIN_RETENTION.as_secs() / 3600
+    )]
+    EventsTooShort,
+    /// The activity would be kept less long than the events it reads.
+    #[error(
+        "the activity is kept {activity}s, less than the events' {events}s: a card's \
+         activity reads the events, so keep it at least as long"
+    )]
+    ActivityShorter {
+        /// The events' retention, in seconds.
+        events: u64,
+        /// The activity's retention, in seconds.
+        activity: u64,
+    },
+}
+
+/// Checks an events' retention: at least [`MIN_RETENTION`].
+pub fn check_events_retention(events: Duration) -> std::result::Result<(), RetentionError> {
+    match events < MIN_RETENTION {
+        true => Err(RetentionError::EventsTooShort),
+        false => Ok(()),
+    }
+}
+
+/// Checks the retentions an installation runs with (the server's
+/// `--events-retention` and `--activity-retention`, given to
+/// [`Admin::prune_events`]): events at least [`MIN_RETENTION`], and the
+/// activity, which reads the events, at least as long as they.
+pub fn check_retention(
+    events: Duration,
+    activity: Duration,
+) -> std::result::Result<(), RetentionError> {
+    check_events_retention(events)?;
+    match activity < events {
+        true => Err(RetentionError::ActivityShorter {
+            events: events.as_secs(),
+            activity: activity.as_secs(),
+        }),
+        false => Ok(()),
+    }
+}
 
 /// How many events the broadcast channel holds for a slow subscriber; one
 /// that falls further behind reads the outbox again from where it was.
@@ -652,5 +702,28 @@ impl Admin<'_> {
             .await?;
         tx.commit().await?;
         Ok(done.rows_affected())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retentions_keep_events_a_day_and_activity_as_long() {
+        let day = Duration::from_secs(86_400);
+        assert_eq!(check_retention(day, day), Ok(()));
+        assert_eq!(check_retention(7 * day, 90 * day), Ok(()));
+        let short = check_retention(day - Duration::from_secs(1), 90 * day).unwrap_err();
+        assert_eq!(short, RetentionError::EventsTooShort);
+        assert!(short.to_string().contains("at least 24h"), "{short}");
+        let shorter = check_retention(2 * day, day).unwrap_err();
+        assert_eq!(
+            shorter,
+            RetentionError::ActivityShorter {
+                events: 172_800,
+                activity: 86_400
+            }
+        );
     }
 }
