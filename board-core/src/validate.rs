@@ -31,7 +31,7 @@ pub trait FromJson: Sized {
 ///
 /// Rust callers never need to name it: every operation takes
 /// `impl Into<Input<T>>`, and a typed input (`NewCard`, `ColumnPatch`, …) *is*
-/// such a value (it is already checked: its names are [`Name`](crate::Name)s and its ids
+/// such a value (it is already checked: its names are [`Name`]s and its ids
 /// are typed), so they pass the input itself:
 ///
 /// ```no_run

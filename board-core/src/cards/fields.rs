@@ -1,4 +1,4 @@
-//! A card's fields, declared once ([`card_fields!`]): each line gives a
+//! A card's fields, declared once (`card_fields!`, below): each line gives a
 //! field of [`Card`] (the payload), which is also its column of `cards`, and
 //! whether the board's read carries it. From that one list come the struct,
 //! the column lists every card read selects ([`CARD_COLUMNS`], [`RETURNED`],

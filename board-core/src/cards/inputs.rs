@@ -1,5 +1,5 @@
 //! The fields a client writes into a card as they are, declared once
-//! ([`card_inputs!`]): each is a column of `cards`, a key of both bodies
+//! (`card_inputs!`, below): each is a column of `cards`, a key of both bodies
 //! (`POST /api/cards`, `PATCH /api/cards/[id]`) and a field of [`NewCard`]
 //! and [`CardPatch`] by the same name. From this one list come the columns
 //! the `INSERT` of a new card writes ([`inserted`]), the `SET` list of the

@@ -207,7 +207,7 @@ fn percent_decode(s: &str) -> Option<String> {
 }
 
 /// Whether this process sends mail, and through what: kept per process
-/// ([`Board::local`]), made from [`Options`](crate::board::Options) when the
+/// (`Board::local`), made from [`Options`](crate::board::Options) when the
 /// board opens.
 #[derive(Debug, Clone, Default)]
 pub struct Mail {

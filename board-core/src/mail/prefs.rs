@@ -80,7 +80,7 @@ impl Default for MailPreferences {
 /// optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PreferencesPatch {
-    /// Per kind, `Some` to change it, in [`KINDS`] order.
+    /// Per kind, `Some` to change it, in the order of the kinds (`KINDS`).
     pub email: [Option<bool>; 5],
     /// A new gathering time, 0 to 1440 minutes.
     pub batch_minutes: Option<i64>,

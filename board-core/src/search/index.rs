@@ -70,7 +70,7 @@ pub(crate) async fn write(conn: &mut AnyConnection, doc: Doc<'_>, replace: bool)
     Ok(())
 }
 
-/// [`write`], deferred to the commit of `tx` ([`WriteTx::defer`]): nothing in
+/// [`write()`], deferred to the commit of `tx` ([`WriteTx::defer`]): nothing in
 /// a write reads the index back.
 pub(crate) fn defer_write(tx: &mut WriteTx, doc: Doc<'_>, replace: bool) {
     for statement in statements(doc, replace) {
