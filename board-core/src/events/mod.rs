@@ -55,7 +55,8 @@
 //! **Retention** ([`Admin::prune_events`], the server's `--events-retention`, 24 h, at start
 //! and hourly with the sweep) never passes the newest event, nor one above the position of
 //! an active webhook (`webhooks`). A stream resumes only after it; the rows themselves stay
-//! for `--activity-retention` (90 days), which a card's activity reads (`activity`).
+//! for `--activity-retention` (90 days), which a card's activity reads (`activity`). Both
+//! retentions an installation runs with pass [`check_retention`] first.
 //!
 //! Servers of an earlier build, which took `MAX(seq) + 1` on PostgreSQL, must not write beside
 //! this one on one database (`horizon.rs`).
