@@ -4,9 +4,10 @@
 //! **Writing.** An operation describes its change as a [`Change`](crate::change::Change) and hands it
 //! to its write transaction ([`crate::store::WriteTx::emit`]); the transaction
 //! writes it with one statement sent together with `COMMIT`
-//! ([`Backend::commit_statement`](crate::store::Backend::commit_statement)). Its seq is the next rowid (`MAX(seq) + 1`) under the
-//! database write lock (SQLite), so events commit in seq order; or the next
-//! value of the sequence `events_seq` (PostgreSQL), taken with no lock, so
+//! ([`Backend::commit_statement`](crate::store::Backend::commit_statement)).
+//! Its seq is the next rowid (`MAX(seq) + 1`) under the database write lock
+//! (SQLite), so events commit in seq order; or the next value of the sequence
+//! `events_seq` (PostgreSQL), taken with no lock, so
 //! writers of different rows never queue behind one another's commit. A
 //! refused or rolled-back change writes nothing. After a PostgreSQL commit
 //! with events, this process sends `NOTIFY board_events` (one at a time:

@@ -78,8 +78,8 @@ pub(crate) async fn migration_versions(conn: &mut AnyConnection) -> Result<Vec<i
 
 /// How many sequences the schema keeps besides `events_seq` and
 /// `comments_seq` (PostgreSQL; SQLite has none): a copy continues those
-/// ([`WriteTx::continue_event_seqs`](crate::store::WriteTx::continue_event_seqs)) and no other, so it refuses a schema that
-/// grew one.
+/// ([`WriteTx::continue_event_seqs`](crate::store::WriteTx::continue_event_seqs))
+/// and no other, so it refuses a schema that grew one.
 pub(crate) async fn sequence_count(conn: &mut AnyConnection, backend: Backend) -> Result<i64> {
     let Some(sql) = backend.other_sequences_sql() else {
         return Ok(0);
