@@ -43,31 +43,39 @@ pub(crate) static WATCHERS_SQL: LazyLock<String> = LazyLock::new(|| {
     )
 });
 
+/// Whether one of [`WATCH_SOURCES`] for card `card` names an account that
+/// meets `condition` (on `s.account_id`): one `EXISTS` per source, so that
+/// each is a lookup of the card's rows, or of one account's.
+fn any_source(card: &str, condition: &str) -> String {
+    let each: Vec<String> = WATCH_SOURCES
+        .iter()
+        .map(|source| {
+            let source = source.replace("{card}", card);
+            format!("EXISTS (SELECT 1 FROM ({source}) s WHERE s.account_id {condition})")
+        })
+        .collect();
+    each.join(" OR ")
+}
+
 /// Whether anyone but account `{account}` may watch card `k`, as 1 or 0: one
 /// of [`WATCH_SOURCES`] names another account (opt-outs and memberships left
 /// to [`WATCHERS_SQL`]). Read with the card by a change whose watchers hear
 /// of it: at 0 the change sends no notification statement, since nobody but
 /// its actor watches. With no account (the operator), anyone.
 pub(crate) static OTHERS_WATCH_SQL: LazyLock<String> = LazyLock::new(|| {
-    let others: Vec<String> = WATCH_SOURCES
-        .iter()
-        .map(|source| {
-            let source = source.replace("{card}", "k.id");
-            format!(
-                "EXISTS (SELECT 1 FROM ({source}) s \
-                 WHERE s.account_id <> COALESCE({{account}}, ''))"
-            )
-        })
-        .collect();
-    format!("CASE WHEN {} THEN 1 ELSE 0 END", others.join(" OR "))
+    let others = any_source("k.id", "<> COALESCE({account}, '')");
+    format!("CASE WHEN {others} THEN 1 ELSE 0 END")
 });
 
-/// Whether account `{account}` watches card `{card}`, as 1 or 0: whether it
-/// is one of [`WATCHERS_SQL`].
+/// Whether account `{account}` watches card `{card}`, as 1 or 0: one of
+/// [`WATCH_SOURCES`] names it and it did not choose not to (as
+/// [`WATCHERS_SQL`] decides, by lookups of that one account's rows).
 pub(crate) static WATCHING_SQL: LazyLock<String> = LazyLock::new(|| {
+    let named = any_source("{card}", "= {account}");
     format!(
-        "SELECT COUNT(*) FROM ({}) watched WHERE watched.account_id = {{account}}",
-        *WATCHERS_SQL
+        "CASE WHEN NOT EXISTS (SELECT 1 FROM card_watches x WHERE x.card_id = {{card}} \
+             AND x.account_id = {{account}} AND x.watching = 0) \
+         AND ({named}) THEN 1 ELSE 0 END"
     )
 });
 
