@@ -115,25 +115,38 @@ with_provider! {
     // client_secret_post (it refuses Basic). Then the provider signs with a
     // new key: within a minute of the last fetch the unknown key id is
     // refused without a fetch; after it, the keys are fetched again once.
+    // The refusal is asserted only when the app started (and so fetched
+    // the keys) less than a minute before the answer came back; a machine
+    // so loaded that it took longer tries again with a new app.
     async fn es256_client_secret_post_and_a_new_key(backend) {
-        let provider = own_provider(&["--alg", "ES256", "--auth", "post"]).await;
-        let app = app_at(backend, &provider.url, &[("BOARD_OIDC_CREATE_ACCOUNTS", "true")]).await;
-        let discovered = Instant::now();
-        let sub = person_at(&provider.url, json!({"preferred_username": "ec"})).await;
-        let mut b = Browser::new(&app);
-        assert_eq!(b.sign_in(&sub, "").await, "/");
-        assert_eq!(b.me().await.1["name"], "ec");
+        for attempt in 1..=3 {
+            let provider = own_provider(&["--alg", "ES256", "--auth", "post"]).await;
+            let started = Instant::now();
+            let app = app_at(backend, &provider.url, &[("BOARD_OIDC_CREATE_ACCOUNTS", "true")]).await;
+            let discovered = Instant::now();
+            let sub = person_at(&provider.url, json!({"preferred_username": "ec"})).await;
+            let mut b = Browser::new(&app);
+            assert_eq!(b.sign_in(&sub, "").await, "/");
+            assert_eq!(b.me().await.1["name"], "ec");
 
-        let r = reqwest::Client::new().post(format!("{}/test/rotate", provider.url)).send().await.unwrap();
-        assert_eq!(r.status().as_u16(), 204);
-        let sub = person_at(&provider.url, json!({"preferred_username": "rotated"})).await;
-        let mut b = Browser::new(&app);
-        assert_eq!(b.sign_in(&sub, "").await, "/?sso=SSO_TOKEN", "keys fetched less than a minute ago");
-        let wait = (board_core::KEYS_REFRESH + Duration::from_secs(1)).saturating_sub(discovered.elapsed());
-        tokio::time::sleep(wait).await;
-        let mut b = Browser::new(&app);
-        assert_eq!(b.sign_in(&sub, "").await, "/", "the keys fetched again");
-        assert_eq!(b.me().await.1["name"], "rotated");
+            let r = reqwest::Client::new().post(format!("{}/test/rotate", provider.url)).send().await.unwrap();
+            assert_eq!(r.status().as_u16(), 204);
+            let sub = person_at(&provider.url, json!({"preferred_username": "rotated"})).await;
+            let mut b = Browser::new(&app);
+            let within_a_minute = b.sign_in(&sub, "").await;
+            let took = started.elapsed();
+            if took >= board_core::KEYS_REFRESH && attempt < 3 {
+                eprintln!("attempt {attempt}: {took:?} from the app's start to the refusal; again");
+                continue;
+            }
+            assert_eq!(within_a_minute, "/?sso=SSO_TOKEN", "keys fetched less than {took:?} ago");
+            let wait = (board_core::KEYS_REFRESH + Duration::from_secs(1)).saturating_sub(discovered.elapsed());
+            tokio::time::sleep(wait).await;
+            let mut b = Browser::new(&app);
+            assert_eq!(b.sign_in(&sub, "").await, "/", "the keys fetched again");
+            assert_eq!(b.me().await.1["name"], "rotated");
+            return;
+        }
     }
 }
 
