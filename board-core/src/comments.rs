@@ -15,7 +15,7 @@ use sqlx::any::AnyRow;
 use crate::access::{Actor, Caller, Role};
 use crate::attachments::{self, Attachment};
 use crate::board::Board;
-use crate::cards::CardList;
+use crate::cards::{CardList, COMMENT_COUNT_SQL};
 use crate::change::Change;
 use crate::error::{is_foreign_key_violation, Error, Result, Rule};
 use crate::etag::{Conditional, IfMatch, IfNoneMatch, Saved};
@@ -507,14 +507,12 @@ impl Board {
         let (card, workspace, before) = self.comment_home(actor, id, Intent::Edit).await?;
         let input = input.into().open()?;
         let html = query.wants_html()?;
-        // The comments' count is read after the lock, in its round trip. A
-        // comment being added meanwhile (it takes no lock) is counted once
-        // committed: this edit is then ordered before it, as the tag it
-        // compared says.
-        let count = Deferred::new(
-            "SELECT COUNT(*) AS comment_count FROM comments WHERE card_id = $1",
-            vec![store::Value::text(&card)],
-        );
+        // The comments' count is read after the lock, in its round trip, from
+        // the counts kept (as the tag's reads read it), never by counting the
+        // thread. A comment being added meanwhile (it takes no lock) is
+        // counted once committed: this edit is then ordered before it, as the
+        // tag it compared says.
+        let count = Deferred::new(COMMENT_COUNT_SQL.as_str(), vec![store::Value::text(&card)]);
         let (mut tx, version, rows) = self.write_reading(Lock::Card(&card), Some(&count)).await?;
         let row = rows
             .first()

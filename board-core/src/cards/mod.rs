@@ -461,6 +461,15 @@ static COMMENTS_VERSIONS: std::sync::LazyLock<String> = std::sync::LazyLock::new
     )
 });
 
+/// The count in [`CardList::Comments`]' tag for the card `$1`, alone, as
+/// `comment_count`: from the counts kept, as the tag's reads read it.
+pub(crate) static COMMENT_COUNT_SQL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "SELECT ({}) AS comment_count",
+        fields::COMMENT_COUNT.replace("{k}.id", "$1")
+    )
+});
+
 impl CardList {
     /// The tag's kind and the SQL of its two versions (`v1`, `v2`) over `cards k`.
     pub(crate) fn sql(self) -> (&'static str, &'static str) {
