@@ -84,12 +84,12 @@ pub struct Config {
     pub allowed_origins: AllowedOrigins,
     /// How long live events are kept for resuming streams (`24h`, `36h`, `7d`):
     /// at least 24 hours.
-    #[arg(long, env = "BOARD_EVENTS_RETENTION", default_value = "24h", value_parser = parse_events_retention)]
+    #[arg(long, env = "BOARD_EVENTS_RETENTION", default_value = EVENTS_RETENTION_DEFAULT, value_parser = parse_events_retention)]
     pub events_retention: Duration,
     /// How long events are kept for reading cards' and workspaces' activity
     /// (`GET /api/cards/[id]/activity`, `GET /api/activity`): at least
     /// --events-retention.
-    #[arg(long, env = "BOARD_ACTIVITY_RETENTION", default_value = "90d", value_parser = parse_duration)]
+    #[arg(long, env = "BOARD_ACTIVITY_RETENTION", default_value = ACTIVITY_RETENTION_DEFAULT, value_parser = parse_duration)]
     pub activity_retention: Duration,
     /// The most event streams (`GET /api/events`) open at once; one more is
     /// answered 503.
@@ -291,6 +291,12 @@ fn parse_session_lifetime(s: &str) -> Result<Duration, String> {
     }
     Ok(d)
 }
+
+/// `--events-retention` when none is given.
+pub const EVENTS_RETENTION_DEFAULT: &str = "24h";
+
+/// `--activity-retention` when none is given.
+pub const ACTIVITY_RETENTION_DEFAULT: &str = "90d";
 
 /// A duration: a whole number with a unit, `s`, `m`, `h` or `d` (`90m`, `24h`).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {

@@ -79,7 +79,9 @@ impl Server {
         board_core::check_retention(config.events_retention, config.activity_retention).map_err(
             |e| {
                 anyhow::anyhow!(
-                    "--activity-retention and --events-retention: {e} (defaults 90d and 24h)"
+                    "--activity-retention and --events-retention: {e} (defaults {} and {})",
+                    config::ACTIVITY_RETENTION_DEFAULT,
+                    config::EVENTS_RETENTION_DEFAULT
                 )
             },
         )?;
