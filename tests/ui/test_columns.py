@@ -105,3 +105,19 @@ def test_management_off_hides_the_controls_with_a_note(page, server):
     server.ok("PATCH", "/api/settings", {"tenantId": server.tenant, "columnManagement": True})
     expect(page.get_by_role("button", name="Add column")).to_be_visible()
     expect(page.get_by_text("Column management is off")).to_be_hidden()
+
+
+def test_a_change_before_the_stream_opens_still_shows(page, server):
+    # A change committed after the first load and before the event stream
+    # connects sends this page no event: once connected, the page reads again
+    # everything its first load read (here the settings, not only the board).
+    server.ok("PATCH", "/api/settings", {"tenantId": server.tenant, "columnManagement": False})
+    held = []
+    page.route("**/api/events?*", lambda route: held.append(route))
+    open_board(page, server)
+    expect(page.get_by_text("Column management is off")).to_be_visible()
+    server.ok("PATCH", "/api/settings", {"tenantId": server.tenant, "columnManagement": True})
+    assert len(held) == 1, "the board's stream was held"
+    held[0].continue_()
+    expect(page.get_by_role("button", name="Add column")).to_be_visible()
+    expect(page.get_by_text("Column management is off")).to_be_hidden()

@@ -247,35 +247,60 @@ export async function boardPage(root, route, session, life) {
 	}
 
 	let lastSeq = 0;
+	// What the events ask to read again ("board", "labels", "members",
+	// "settings", "me"), gathered for 150 ms and read together: a later ask
+	// adds to an earlier one, never drops it.
+	const asked = new Set();
 	let reloadTimer = null;
-	const later = (fn) => {
+	const later = (...parts) => {
+		for (const part of parts) asked.add(part);
 		clearTimeout(reloadTimer);
-		reloadTimer = setTimeout(() => fn().catch((e) => toast(e.message)), 150);
+		reloadTimer = setTimeout(() => readAsked().catch((e) => toast(e.message)), 150);
 	};
+	const shownOnTiles = () => JSON.stringify([[...ctx.labels.values()], [...ctx.members.values()]]);
+	const reads = { labels: readLabels, members: readMembers, settings: readSettings, me: refreshMe };
+	async function readAsked() {
+		const parts = new Set(asked);
+		asked.clear();
+		const before = shownOnTiles();
+		const [board] = await Promise.all([
+			parts.has("board") ? get(boardUrl) : null,
+			...[...parts].filter((part) => reads[part]).map((part) => reads[part]()),
+		]);
+		// Tiles show labels and members: drawn anew only when those changed
+		// (a tile replaced under a finger or the focus would end a drag).
+		const redraw = shownOnTiles() !== before;
+		if (redraw) {
+			tiles.clear();
+			bar.build();
+		}
+		if (board) store.load(board);
+		else if (redraw || parts.has("settings")) renderAll();
+	}
 	function onEvent(e) {
 		lastSeq = Math.max(lastSeq, e.seq || 0);
 		if (!loaded) return queued.push(e);
 		dialog?.onEvent(e);
 		if (store.apply(e)) return;
-		const redraw = (read) => later(async () => { await read(); tiles.clear(); bar.build(); renderAll(); });
-		if (e.type.startsWith("label.")) return redraw(readLabels);
-		if (e.type.startsWith("member.")) return redraw(readMembers);
-		if (e.type.startsWith("project.")) return later(refreshMe);
-		if (e.type === "settings.updated") return later(async () => { await readSettings(); await reload(); });
+		if (e.type.startsWith("label.")) return later("labels");
+		if (e.type.startsWith("member.")) return later("members");
+		if (e.type.startsWith("project.")) return later("me");
+		if (e.type === "settings.updated") return later("settings", "board");
 		if (e.type.startsWith("checklist.") && e.subject.cardId && store.cards.has(e.subject.cardId)) {
 			return get(`/api/cards/${e.subject.cardId}`).then((card) => store.put(card)).catch(() => {});
 		}
 		if (e.type.startsWith("relation.") || e.type === "comment.updated") return;
-		later(reload);
+		later("board");
 	}
 	let stop = () => {};
 	let stopped = false;
 	const listen = () => {
 		stop = follow(ws.id, lastSeq, {
 			onEvent,
-			onReset: () => later(reload),
-			// Read again after the first connection: nothing committed between is missed.
-			onOpen: (firstOpen) => { if (firstOpen && loaded) later(reload); },
+			onReset: () => later("board"),
+			// Everything the first load read, read again after the first
+			// connection: nothing committed between is missed.
+			onOpen: (firstOpen) => { if (firstOpen && loaded) later("labels", "members", "settings", "board"); },
 			onDown: (closed) => {
 				if (closed && !stopped) setTimeout(() => { if (!stopped) { stop(); listen(); } }, 3000);
 			},
