@@ -258,6 +258,7 @@ export async function boardPage(root, route, session, life) {
 		reloadTimer = setTimeout(() => readAsked().catch((e) => toast(e.message)), 150);
 	};
 	const shownOnTiles = () => JSON.stringify([[...ctx.labels.values()], [...ctx.members.values()]]);
+	const EVERYTHING = ["labels", "members", "settings", "board"];
 	const reads = { labels: readLabels, members: readMembers, settings: readSettings, me: refreshMe };
 	async function readAsked() {
 		const parts = new Set(asked);
@@ -297,10 +298,10 @@ export async function boardPage(root, route, session, life) {
 	const listen = () => {
 		stop = follow(ws.id, lastSeq, {
 			onEvent,
-			onReset: () => later("board"),
-			// Everything the first load read, read again after the first
-			// connection: nothing committed between is missed.
-			onOpen: (firstOpen) => { if (firstOpen && loaded) later("labels", "members", "settings", "board"); },
+			// Everything the first load read, read again after a reset and
+			// after the first connection: nothing committed between is missed.
+			onReset: () => later(...EVERYTHING),
+			onOpen: (firstOpen) => { if (firstOpen && loaded) later(...EVERYTHING); },
 			onDown: (closed) => {
 				if (closed && !stopped) setTimeout(() => { if (!stopped) { stop(); listen(); } }, 3000);
 			},
